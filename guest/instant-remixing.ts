@@ -1,0 +1,256 @@
+/**
+ * `InstantRemixing`: what a template uses to read its custom values and to
+ * take part in an instant remix (spec: customization.md, InstantRemixing).
+ */
+import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, writePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { PlatformError } from '../protocol/errors.js';
+import {
+  isControlPosition,
+  isEditorAttributes,
+  type EditorAttributes,
+  type PresentControlAttributes,
+  type ValueOverrides,
+} from '../protocol/link.js';
+import { getGuestLink, type GuestLink } from './link.js';
+import { getBuiltCustomization, onBuiltCustomizationChanged } from './registry.js';
+import type { VccValueAt, VccValuePath } from './types.js';
+
+/** Receives a changed value: onValueChanged. */
+export type ValueChangedHandler = (path: string[], newValue: unknown) => void;
+/** Receives the path of the open control, or null when none is: onSetActivePath. */
+export type ActivePathHandler = (path: string[] | null) => void;
+/** Receives the remix state: onSetRemixing. */
+export type RemixingHandler = (isRemixing: boolean, editorAttributes: EditorAttributes) => void;
+
+type Listeners = {
+  value: Set<ValueChangedHandler>;
+  activePath: Set<ActivePathHandler>;
+  remixing: Set<RemixingHandler>;
+};
+
+/**
+ * The page-wide remix state that every InstantRemixing shares: the host's
+ * values over the built ones, and the listeners of every instance.
+ */
+class GuestRemixState {
+  overrides: ValueOverrides = {};
+  readonly instances = new Set<Listeners>();
+  readonly link: GuestLink;
+
+  constructor(link: GuestLink) {
+    this.link = link;
+    link.handle('describe', () => getBuiltCustomization());
+    link.handle('sync', (snapshot: unknown) => {
+      this.overrides = parseOverrides(snapshot);
+    });
+    link.handle('valueChanged', (path: unknown, value: unknown) => {
+      const checkedPath = assertVccPath(path);
+      const checkedValue = assertPlainData(value);
+      this.applyOverride(checkedPath, checkedValue);
+      this.emitValue(checkedPath, checkedValue);
+    });
+    link.handle('activePathChanged', (path: unknown) => {
+      if (path !== null && !isVccPath(path)) throw new PlatformError('INVALID_PATH', 'activePathChanged needs a path or null');
+      for (const listeners of this.instances) for (const handler of listeners.activePath) safely(() => handler(path === null ? null : [...path]));
+    });
+    link.handle('remixingChanged', (isRemixing: unknown, attributes: unknown) => {
+      if (typeof isRemixing !== 'boolean' || !isEditorAttributes(attributes)) {
+        throw new PlatformError('INVALID_ARGUMENT', 'remixingChanged needs (boolean, {type, mode})');
+      }
+      const copy: EditorAttributes = { type: attributes.type, mode: attributes.mode };
+      for (const listeners of this.instances) for (const handler of listeners.remixing) safely(() => handler(isRemixing, copy));
+    });
+    // Hot updates of the built values (Vite plugin): values the host has not overridden changed.
+    onBuiltCustomizationChanged((next, previous) => {
+      if (this.link.state !== 'linked') return;
+      for (const [scope, entries] of Object.entries(next.values)) {
+        for (const [key, value] of Object.entries(entries)) {
+          const path = [scope, key];
+          if (readPath(this.overrides, path) !== undefined) continue;
+          if (JSON.stringify(readPath(previous.values, path)) !== JSON.stringify(value)) this.emitValue(path, value);
+        }
+      }
+    });
+  }
+
+  applyOverride(path: VccPath, value: PlainData): void {
+    const [scope, key, ...rest] = path;
+    if (scope === undefined) return;
+    if (key === undefined) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new PlatformError('INVALID_VALUE', 'the value of a whole scope must be an object');
+      }
+      this.overrides = { ...this.overrides, [scope]: value };
+      return;
+    }
+    // A deeper path edits inside the current value of [scope, key].
+    const entry = rest.length === 0 ? value : writeInside(this.read([scope, key]), rest, value);
+    this.overrides = { ...this.overrides, [scope]: { ...this.overrides[scope], [key]: entry } };
+  }
+
+  /** Puts back the override at `[scope, key]` as it was (undefined: no override). */
+  restore(scope: string, key: string, previous: unknown): void {
+    const { [key]: _dropped, ...others } = this.overrides[scope] ?? {};
+    this.overrides = { ...this.overrides, [scope]: previous === undefined ? others : { ...others, [key]: previous as PlainData } };
+  }
+
+  read(path: VccPath): unknown {
+    const [scope, key, ...rest] = path;
+    if (scope === undefined) return undefined;
+    const built = getBuiltCustomization().values;
+    if (key === undefined) {
+      const builtScope = readPath(built, [scope]);
+      const overrideScope = readPath(this.overrides, [scope]);
+      if (builtScope === undefined && overrideScope === undefined) return undefined;
+      return { ...(builtScope as object | undefined), ...(overrideScope as object | undefined) };
+    }
+    const own = readPath(this.overrides, [scope, key]);
+    const value = own !== undefined ? own : readPath(built, [scope, key]);
+    return rest.length === 0 ? value : readPath(value, rest);
+  }
+
+  emitValue(path: VccPath, value: unknown): void {
+    for (const listeners of this.instances) {
+      for (const handler of listeners.value) safely(() => handler([...path], clonePlain(value as PlainData)));
+    }
+  }
+}
+
+let sharedState: GuestRemixState | null = null;
+let warnedCurrentState = false;
+
+/**
+ * Instant remixing for a template. Create it, set every listener, then call
+ * {@link InstantRemixing.ready}. Works standalone too: outside a host, get()
+ * returns the built values and no listener fires.
+ *
+ * Every `on…` listener method returns a function that removes the listener
+ * (beyond the spec, which states no result).
+ */
+export class InstantRemixing {
+  readonly #state: GuestRemixState;
+  readonly #listeners: Listeners = { value: new Set(), activePath: new Set(), remixing: new Set() };
+
+  constructor() {
+    sharedState ??= new GuestRemixState(getGuestLink());
+    this.#state = sharedState;
+    this.#state.instances.add(this.#listeners);
+  }
+
+  /**
+   * Reads the value at `path`: the host's value during a remix, else the
+   * built value from the customization files. Predefined paths:
+   * `['metadata', 'projectId']` and `['serviceMap', name]`. A missing path
+   * gives undefined; a malformed one throws `INVALID_PATH`.
+   */
+  get<const Path extends VccValuePath>(path: Path): VccValueAt<Path> {
+    const checked = assertVccPath(path);
+    return clonePlain(this.#state.read(checked) as PlainData) as VccValueAt<Path>;
+  }
+
+  /** Listens to changes of custom values. */
+  onValueChanged(handler: ValueChangedHandler): () => void {
+    return addListener(this.#listeners.value, handler);
+  }
+
+  /**
+   * Sets the value at `path`. The template sees it at once through get();
+   * the host then echoes it to onValueChanged unless `skipUpdate` is true
+   * (for text inputs that already show what was typed). Throws at once for a
+   * malformed path or a value that is not plain data; the returned promise
+   * rejects when the host refuses the value, and the last good value is restored.
+   */
+  onSetValue(path: string[], newValue: unknown, skipUpdate = false): Promise<void> {
+    const checkedPath = assertVccPath(path);
+    const value = assertPlainData(newValue);
+    const [scope = '', key = ''] = checkedPath;
+    const previous = readPath(this.#state.overrides, [scope, key]);
+    this.#state.applyOverride(checkedPath, clonePlain(value));
+    return this.#state.link.call('setValue', checkedPath, value, skipUpdate === true).catch((error: unknown) => {
+      // The host refused the value: the last good one comes back. A timeout or reset proves nothing about the value.
+      if (error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET') if (checkedPath.length > 1) this.#state.restore(scope, key, previous);
+      throw error;
+    });
+  }
+
+  /**
+   * Opens the control of the value at `path` in the editor, at
+   * `attributes.position` (template CSS pixels) or where the user last clicked.
+   */
+  onPresentControl(path: string[], attributes?: { position?: { x: number; y: number } }): Promise<void> {
+    const checkedPath = assertVccPath(path);
+    const checkedAttributes: PresentControlAttributes = {};
+    if (attributes?.position !== undefined) {
+      if (!isControlPosition(attributes.position)) throw new PlatformError('INVALID_ARGUMENT', 'position must be {x, y} with finite numbers');
+      Object.assign(checkedAttributes, { position: { x: attributes.position.x, y: attributes.position.y } });
+    }
+    return this.#state.link.call('presentControl', checkedPath, checkedAttributes);
+  }
+
+  /** Listens to the active control (null when none is open), e.g. to highlight it. */
+  onSetActivePath(handler: ActivePathHandler): () => void {
+    return addListener(this.#listeners.activePath, handler);
+  }
+
+  /** Listens to remix state changes. The first call after ready() tells the current state. */
+  onSetRemixing(handler: RemixingHandler): () => void {
+    return addListener(this.#listeners.remixing, handler);
+  }
+
+  /** No longer supported (spec): warns once and does nothing. */
+  onSetCurrentState(_handler?: unknown): void {
+    if (warnedCurrentState) return;
+    warnedCurrentState = true;
+    console.warn('platform-kit: InstantRemixing.onSetCurrentState is no longer supported and has no effect');
+  }
+
+  /** Advances the remix to the preview. */
+  finish(): Promise<void> {
+    return this.#state.link.call('finish');
+  }
+
+  /** Signals that the listeners are set: the host now delivers its queued notifications, in order. */
+  ready(): Promise<void> {
+    return this.#state.link.call('ready');
+  }
+
+  /** Removes every listener of this object; other InstantRemixing objects keep theirs. */
+  dispose(): void {
+    this.#listeners.value.clear();
+    this.#listeners.activePath.clear();
+    this.#listeners.remixing.clear();
+    this.#state.instances.delete(this.#listeners);
+  }
+}
+
+function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
+  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
+  return writePath(container, path, value);
+}
+
+function addListener<Handler>(set: Set<Handler>, handler: Handler): () => void {
+  if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
+  set.add(handler);
+  return () => {
+    set.delete(handler);
+  };
+}
+
+/** A throwing template listener must not break delivery to the others or answer the host with an error. */
+function safely(run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    console.error('platform-kit: a listener threw', error);
+  }
+}
+
+function parseOverrides(snapshot: unknown): ValueOverrides {
+  if (typeof snapshot !== 'object' || snapshot === null) throw new PlatformError('INVALID_ARGUMENT', 'sync needs a snapshot object');
+  const values = assertPlainData((snapshot as { values?: unknown }).values ?? {}, Number.MAX_SAFE_INTEGER);
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new PlatformError('INVALID_ARGUMENT', 'snapshot.values must be an object');
+  for (const scope of Object.values(values)) {
+    if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) throw new PlatformError('INVALID_ARGUMENT', 'each scope of snapshot.values must be an object');
+  }
+  return values as ValueOverrides;
+}

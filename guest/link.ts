@@ -1,0 +1,176 @@
+/**
+ * The guest's end of the host ↔ guest link (see protocol/link.ts for the
+ * handshake). One link per page, made on first use, never on import.
+ *
+ * Standalone: a page that is not embedded (window.parent === window) never
+ * posts a hello; a parent that never answers makes the link give up after
+ * `handshakeTimeoutMs` with one debug line. Either way calls resolve as
+ * no-ops and no listener fires, so a template works on its own.
+ */
+import { PlatformError } from '../protocol/errors.js';
+import {
+  GUEST_METHODS,
+  newHelloId,
+  parseWelcome,
+  PROTOCOL_VERSION,
+  type GuestApi,
+  type HelloMessage,
+  type HostApi,
+} from '../protocol/link.js';
+import { createCaller, serveSurface, type Caller, type Refusal } from '../protocol/rpc.js';
+
+/** Options of the guest link; set them with {@link configureGuestLink} before first use. */
+export interface GuestLinkOptions {
+  /** Give up on the host (standalone) after this long without a welcome. Default 5000. */
+  readonly handshakeTimeoutMs: number;
+  /** A call to the host with no answer within this time fails with `CALL_TIMEOUT`. Default 5000. */
+  readonly callTimeoutMs: number;
+  /**
+   * Host origins this template accepts a welcome from. Default: any origin,
+   * because a template is made to be embedded anywhere and the hello carries
+   * nothing secret; the welcome must still come from `window.parent`.
+   */
+  readonly allowedHostOrigins: readonly string[] | '*';
+}
+
+const DEFAULT_OPTIONS: GuestLinkOptions = { handshakeTimeoutMs: 5_000, callTimeoutMs: 5_000, allowedHostOrigins: '*' };
+/** Delays between hello retries: the host may attach its listener after our first hello. */
+const HELLO_RETRY_DELAYS_MS = [50, 100, 200, 400, 800, 1_600];
+
+/** State of the link. */
+export type GuestLinkState = 'connecting' | 'linked' | 'standalone';
+
+/** Handlers the guest serves to the host; set by InstantRemixing and FeedSdk. */
+export type GuestHandlers = { [Name in keyof GuestApi]?: (...args: unknown[]) => unknown };
+
+/** The guest's link to its host. */
+export class GuestLink {
+  /** Where the link stands. */
+  get state(): GuestLinkState {
+    return this.#state;
+  }
+  /** Messages refused at the door since the page loaded. */
+  get refusedCount(): number {
+    return this.#refused;
+  }
+
+  #state: GuestLinkState = 'connecting';
+  #refused = 0;
+  readonly #options: GuestLinkOptions;
+  readonly #helloId = newHelloId();
+  readonly #handlers = new Map<keyof GuestApi, Set<(...args: unknown[]) => unknown>>();
+  readonly #waiting: { resolve: () => void }[] = [];
+  #caller: Caller<HostApi> | null = null;
+  #port: MessagePort | null = null;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #giveUpTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: GuestLinkOptions) {
+    this.#options = options;
+    if (typeof window === 'undefined' || window.parent === window) {
+      this.#state = 'standalone';
+      return;
+    }
+    window.addEventListener('message', this.#onWindowMessage);
+    this.#sendHello(0);
+    this.#giveUpTimer = setTimeout(() => {
+      if (this.#state !== 'connecting') return;
+      this.#state = 'standalone';
+      clearTimeout(this.#retryTimer);
+      console.debug(`platform-kit: no host answered within ${options.handshakeTimeoutMs} ms; running standalone`);
+      this.#releaseWaiting();
+    }, options.handshakeTimeoutMs);
+  }
+
+  /**
+   * Adds a handler for a host → guest method. Several handlers of one method
+   * all run (two InstantRemixing objects in one page). Returns the remover.
+   */
+  handle<Name extends keyof GuestApi>(name: Name, handler: (...args: Parameters<GuestApi[Name]>) => ReturnType<GuestApi[Name]> | void): () => void {
+    let set = this.#handlers.get(name);
+    if (!set) this.#handlers.set(name, (set = new Set()));
+    const entry = handler as (...args: unknown[]) => unknown;
+    set.add(entry);
+    return () => set.delete(entry);
+  }
+
+  /**
+   * Calls the host. Before the link is made the call waits for it; when the
+   * page runs standalone it resolves with undefined and does nothing.
+   */
+  async call<Name extends keyof HostApi & string>(name: Name, ...args: Parameters<HostApi[Name]>): Promise<void> {
+    if (this.#state === 'connecting') await new Promise<void>((resolve) => this.#waiting.push({ resolve }));
+    if (this.#state === 'standalone' || !this.#caller) return;
+    await (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args);
+  }
+
+  #sendHello(attempt: number): void {
+    const hello: HelloMessage = { type: 'platform-kit:hello', version: PROTOCOL_VERSION, helloId: this.#helloId };
+    // The one message posted with target '*': the guest cannot know its embedder's origin, and the hello carries nothing secret.
+    window.parent.postMessage(hello, '*');
+    const delay = HELLO_RETRY_DELAYS_MS[attempt];
+    if (delay !== undefined) this.#retryTimer = setTimeout(() => this.#state === 'connecting' && this.#sendHello(attempt + 1), delay);
+  }
+
+  readonly #onWindowMessage = (event: MessageEvent): void => {
+    if (event.source !== window.parent) return;
+    const welcome = parseWelcome(event.data);
+    if (!welcome || welcome.helloId !== this.#helloId) return;
+    const allowed = this.#options.allowedHostOrigins;
+    if (allowed !== '*' && !allowed.includes(event.origin)) return;
+    const port = event.ports[0];
+    if (!port || event.ports.length !== 1) return;
+    if (this.#port) {
+      // A second welcome for the same hello (the host relinked us): the newest port wins.
+      this.#caller?.close(new PlatformError('LINK_RESET', 'the host replaced the link'));
+      this.#port.close();
+    }
+    this.#link(port);
+  };
+
+  #link(port: MessagePort): void {
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#giveUpTimer);
+    this.#port = port;
+    const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
+    for (const name of GUEST_METHODS) {
+      handlers[name] = (...args: unknown[]) => {
+        let result: unknown;
+        for (const handler of this.#handlers.get(name) ?? []) {
+          const value = handler(...args);
+          if (value !== undefined) result = value;
+        }
+        return result;
+      };
+    }
+    serveSurface(port, GUEST_METHODS, handlers, { onRefused: (refusal: Refusal) => this.#onRefused(refusal) });
+    this.#caller = createCaller<HostApi>(port, { callTimeoutMs: this.#options.callTimeoutMs });
+    port.start();
+    this.#state = 'linked';
+    this.#releaseWaiting();
+  }
+
+  #onRefused(refusal: Refusal): void {
+    this.#refused++;
+    console.warn(`platform-kit: refused a message from the host (${refusal.code}): ${refusal.message}`);
+  }
+
+  #releaseWaiting(): void {
+    for (const waiter of this.#waiting.splice(0)) waiter.resolve();
+  }
+}
+
+let options: GuestLinkOptions = DEFAULT_OPTIONS;
+let link: GuestLink | null = null;
+
+/** Sets link options; only before the first InstantRemixing, FeedSdk or Platform call. */
+export function configureGuestLink(overrides: Partial<GuestLinkOptions>): void {
+  if (link) throw new PlatformError('UNSUPPORTED', 'configureGuestLink() must be called before the link is made');
+  options = { ...options, ...overrides };
+}
+
+/** The page's link to its host, made on first use. */
+export function getGuestLink(): GuestLink {
+  link ??= new GuestLink(options);
+  return link;
+}

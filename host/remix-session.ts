@@ -1,0 +1,330 @@
+/**
+ * `RemixSession`: the values and state of one remix, host side.
+ *
+ * It holds the template's built customization (from the guest, or given),
+ * the remix's own values layered over it, the active path, the remix state
+ * and editorAttributes. Attach it to a {@link TemplateFrame}: it answers the
+ * guest's calls, pushes every change to the guest, and re-sends its state
+ * whenever the guest (re)links. The editor UI listens to its events.
+ */
+import {
+  findVccType,
+  parseVccType,
+  PREDEFINED_SCOPES,
+  assertValueFitsType,
+  type BuiltCustomization,
+  type VccFieldDefinition,
+  type VccType,
+} from '../protocol/customization.js';
+import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { PlatformError } from '../protocol/errors.js';
+import {
+  isControlPosition,
+  isEditorAttributes,
+  type ControlPosition,
+  type EditorAttributes,
+  type ValueOverrides,
+} from '../protocol/link.js';
+import { Emitter } from './emitter.js';
+import type { TemplateFrame } from './template-frame.js';
+
+/** Options of {@link RemixSession}. */
+export interface RemixSessionOptions {
+  /** The template's built customization; without it the session asks the guest when it links. */
+  readonly customization?: BuiltCustomization;
+  /** Values this remix starts with (a draft, an existing remix), over the built ones. */
+  readonly values?: ValueOverrides;
+  /** Default `{ type: 'instant', mode: 'new' }`. */
+  readonly editorAttributes?: EditorAttributes;
+  /** Whether the session starts in remix mode (true) or preview (false). Default true. */
+  readonly remixing?: boolean;
+  /** Largest value accepted, in UTF-8 bytes of JSON. Default 256 KiB. */
+  readonly maxValueBytes?: number;
+}
+
+/** Who changed a value. */
+export type ValueSource = 'host' | 'guest';
+
+/** A request to open the control of a path (from the guest's onPresentControl or the host). */
+export interface PresentControlEvent {
+  readonly path: readonly string[];
+  /** The VCC's definition from `@@editor`, when the template has one for this path. */
+  readonly field: VccFieldDefinition | undefined;
+  /** The parsed type of the VCC (`unknown` kind when undefined or unknown). */
+  readonly type: VccType;
+  /** Where to open it, in template CSS pixels: the given position, else the last click in the template, else null. */
+  readonly position: ControlPosition | null;
+  /** True when `position` came from the guest's attributes rather than the last click. */
+  readonly explicitPosition: boolean;
+}
+
+/** Events of a {@link RemixSession}. */
+export interface RemixSessionEvents {
+  [name: string]: unknown;
+  valuechange: { readonly path: readonly string[]; readonly value: PlainData; readonly source: ValueSource };
+  activepathchange: { readonly path: readonly string[] | null };
+  remixingchange: { readonly isRemixing: boolean; readonly editorAttributes: EditorAttributes };
+  presentcontrol: PresentControlEvent;
+  customization: BuiltCustomization;
+  finish: undefined;
+  /** A value from the guest was refused; the last good value stays. */
+  refusedvalue: { readonly path: unknown; readonly error: PlatformError };
+  error: PlatformError;
+}
+
+/** Options of {@link RemixSession.setValue}. */
+export interface SetValueOptions {
+  /** Who is setting it. Default 'host'. */
+  readonly source?: ValueSource;
+  /** Frame that must not get the echo (the guest that set it with skipUpdate). */
+  readonly skipFrame?: TemplateFrame;
+}
+
+/** The values and state of one remix. */
+export class RemixSession {
+  #customization: BuiltCustomization | null;
+  #overrides: ValueOverrides;
+  #editorAttributes: EditorAttributes;
+  #remixing: boolean;
+  #activePath: VccPath | null = null;
+  #lastPointer: ControlPosition | null = null;
+  readonly #maxValueBytes: number;
+  readonly #frames = new Set<TemplateFrame>();
+  readonly #events = new Emitter<RemixSessionEvents>();
+
+  constructor(options: RemixSessionOptions = {}) {
+    this.#customization = options.customization ?? null;
+    this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    this.#overrides = {};
+    this.#editorAttributes = options.editorAttributes ?? { type: 'instant', mode: 'new' };
+    if (!isEditorAttributes(this.#editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
+    this.#remixing = options.remixing ?? true;
+    for (const [scope, entries] of Object.entries(options.values ?? {})) {
+      for (const [key, value] of Object.entries(entries)) this.#apply([scope, key], value, 'host');
+    }
+  }
+
+  /** Adds an event listener; returns its remover. */
+  on<Name extends keyof RemixSessionEvents & string>(name: Name, listener: (payload: RemixSessionEvents[Name]) => void): () => void {
+    return this.#events.on(name, listener);
+  }
+
+  /** The template's built customization, once known. */
+  get customization(): BuiltCustomization | null {
+    return this.#customization;
+  }
+
+  /** The values set in this remix (what a draft or a published remix stores). */
+  get overrides(): ValueOverrides {
+    return this.#overrides;
+  }
+
+  /** Every value: the built ones with this remix's over them. */
+  get values(): ValueOverrides {
+    const merged: Record<string, Record<string, PlainData>> = {};
+    for (const [scope, entries] of Object.entries(this.#customization?.values ?? {})) merged[scope] = { ...entries };
+    for (const [scope, entries] of Object.entries(this.#overrides)) merged[scope] = { ...merged[scope], ...entries };
+    return merged;
+  }
+
+  /** The value at `path` (this remix's, else the built one); undefined when missing. */
+  get(path: readonly string[]): PlainData | undefined {
+    const [scope, key, ...rest] = assertVccPath(path);
+    if (scope === undefined || key === undefined) return clonePlain(readPath(this.values, [scope ?? '']) as PlainData | undefined);
+    const own = readPath(this.#overrides, [scope, key]);
+    const value = own !== undefined ? own : readPath(this.#customization?.values, [scope, key]);
+    return clonePlain((rest.length === 0 ? value : readPath(value, rest)) as PlainData | undefined);
+  }
+
+  /** The parsed VCC type at `path`, when the template defines one. */
+  typeAt(path: readonly string[]): VccType | undefined {
+    return this.#customization ? findVccType(this.#customization, path) : undefined;
+  }
+
+  /** Whether the session is in remix mode (false: preview). */
+  get remixing(): boolean {
+    return this.#remixing;
+  }
+
+  /** The editor's attributes, as the guest's onSetRemixing receives them. */
+  get editorAttributes(): EditorAttributes {
+    return this.#editorAttributes;
+  }
+
+  /** The path of the open control, or null. */
+  get activePath(): readonly string[] | null {
+    return this.#activePath;
+  }
+
+  /** Where the user last clicked inside the template (template CSS pixels), or null. */
+  get lastPointer(): ControlPosition | null {
+    return this.#lastPointer;
+  }
+
+  /**
+   * Sets the value at `[scope, key]` (or deeper). Throws `INVALID_PATH`,
+   * `INVALID_VALUE` (not plain data, or the wrong type for its VCC) or
+   * `VALUE_TOO_LARGE`; then nothing changes and the last good value stays.
+   */
+  setValue(path: readonly string[], value: unknown, options: SetValueOptions = {}): void {
+    const checkedPath = assertVccPath(path);
+    const source = options.source ?? 'host';
+    const stored = this.#apply(checkedPath, value, source);
+    this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(stored), source });
+    for (const frame of this.#frames) {
+      if (frame === options.skipFrame) continue;
+      this.#notify(frame, 'valueChanged', checkedPath, stored);
+    }
+  }
+
+  /** Enters or leaves remix mode; the guest's onSetRemixing hears it. */
+  setRemixing(isRemixing: boolean, editorAttributes: EditorAttributes = this.#editorAttributes): void {
+    if (!isEditorAttributes(editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
+    this.#remixing = isRemixing;
+    this.#editorAttributes = { type: editorAttributes.type, mode: editorAttributes.mode };
+    this.#events.emit('remixingchange', { isRemixing, editorAttributes: this.#editorAttributes });
+    for (const frame of this.#frames) this.#notify(frame, 'remixingChanged', isRemixing, this.#editorAttributes);
+  }
+
+  /** Sets the open control's path (null: none open); the guest's onSetActivePath hears it. */
+  setActivePath(path: readonly string[] | null): void {
+    const checked = path === null ? null : assertVccPath(path);
+    if (samePath(checked, this.#activePath)) return;
+    this.#activePath = checked === null ? null : [...checked];
+    this.#events.emit('activepathchange', { path: this.#activePath });
+    for (const frame of this.#frames) this.#notify(frame, 'activePathChanged', this.#activePath);
+  }
+
+  /** Asks the UI to open the control of `path` (what the guest's onPresentControl does). */
+  presentControl(path: readonly string[], position?: ControlPosition): void {
+    const checked = assertVccPath(path);
+    const explicit = position !== undefined;
+    const [scope, key] = checked;
+    const field = this.#customization?.editor.find((entry) => entry.key === scope)?.fields.find((entry) => entry.key === key);
+    let type: VccType;
+    try {
+      type = field ? parseVccType(field.type, field.typeOptions) : { kind: 'unknown', name: 'json' };
+    } catch {
+      type = { kind: 'unknown', name: field?.type ?? 'json' };
+    }
+    this.#events.emit('presentcontrol', { path: [...checked], field, type, position: position ?? this.#lastPointer, explicitPosition: explicit });
+  }
+
+  /** Moves the remix to the preview (remixing false) and emits 'finish'. */
+  finish(): void {
+    this.setActivePath(null);
+    if (this.#remixing) this.setRemixing(false);
+    this.#events.emit('finish', undefined);
+  }
+
+  /** Links the session to a frame: answers its calls and keeps it in sync. Returns the function that detaches it. */
+  attach(frame: TemplateFrame): () => void {
+    this.#frames.add(frame);
+    frame.setHandlers({
+      setValue: (path, value, skipUpdate) => this.#setFromGuest(frame, path, value, skipUpdate),
+      presentControl: (path, attributes) => {
+        const position = typeof attributes === 'object' && attributes !== null ? (attributes as { position?: unknown }).position : undefined;
+        if (position !== undefined && !isControlPosition(position)) throw new PlatformError('INVALID_ARGUMENT', 'position must be {x, y}');
+        this.presentControl(assertVccPath(path), position);
+      },
+      finish: () => this.finish(),
+      reportPointer: (position) => {
+        if (!isControlPosition(position)) throw new PlatformError('INVALID_ARGUMENT', 'a pointer position must be {x, y}');
+        this.#lastPointer = { x: position.x, y: position.y };
+      },
+    });
+    const sendState = (): void => {
+      // Sent at once, before the guest's ready(): get() must see the remix's values even before listeners exist.
+      frame.request('sync', { values: this.#overrides }).catch((error: unknown) => this.#report(error));
+      this.#notify(frame, 'remixingChanged', this.#remixing, this.#editorAttributes);
+      if (this.#activePath) this.#notify(frame, 'activePathChanged', this.#activePath);
+      if (!this.#customization) this.#learnCustomization(frame);
+    };
+    const removeLinkListener = frame.on('link', sendState);
+    if (frame.state === 'linked' || frame.state === 'ready') sendState();
+    return () => {
+      removeLinkListener();
+      frame.setHandlers({});
+      this.#frames.delete(frame);
+    };
+  }
+
+  #learnCustomization(frame: TemplateFrame): void {
+    frame
+      .request('describe')
+      .then((described) => {
+        if (this.#customization) return;
+        this.#customization = parseBuiltCustomization(described);
+        this.#events.emit('customization', this.#customization);
+      })
+      .catch((error: unknown) => this.#report(error));
+  }
+
+  #setFromGuest(frame: TemplateFrame, path: unknown, value: unknown, skipUpdate: unknown): void {
+    try {
+      this.setValue(assertVccPath(path), value, { source: 'guest', ...(skipUpdate === true ? { skipFrame: frame } : {}) });
+    } catch (error) {
+      const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', String(error));
+      this.#events.emit('refusedvalue', { path, error: coded });
+      throw coded;
+    }
+  }
+
+  /** Checks and stores one value; returns the stored copy. Nothing changes when it throws. */
+  #apply(path: VccPath, value: unknown, source: ValueSource): PlainData {
+    const [scope, key, ...rest] = path;
+    if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a value path needs at least [scope, key]');
+    if (source === 'guest' && PREDEFINED_SCOPES.has(scope)) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
+    const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
+    const entry = rest.length === 0 ? checked : writeInside(this.get([scope, key]), rest, checked);
+    const type = this.typeAt([scope, key]);
+    if (type) assertValueFitsType(entry, type, `the value of ${scope}.${key}`);
+    this.#overrides = { ...this.#overrides, [scope]: { ...this.#overrides[scope], [key]: entry } };
+    return checked;
+  }
+
+  #notify(frame: TemplateFrame, name: 'valueChanged' | 'activePathChanged' | 'remixingChanged', ...args: unknown[]): void {
+    (frame.notify as (name: string, ...rest: unknown[]) => Promise<void>)(name, ...args).catch((error: unknown) => this.#report(error));
+  }
+
+  #report(error: unknown): void {
+    // A reload drops what was in flight on purpose; the state is re-sent on 'link'.
+    if (error instanceof PlatformError && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
+    this.#events.emit('error', error instanceof PlatformError ? error : new PlatformError('INTERNAL', String(error)));
+  }
+}
+
+function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
+  return { ...container, [head]: writeInside(readPath(container, [head]), rest, value) };
+}
+
+/** Checks what a guest's describe() returned before the editor trusts it. */
+export function parseBuiltCustomization(value: unknown): BuiltCustomization {
+  const fail = (reason: string): never => {
+    throw new PlatformError('INVALID_MESSAGE', `the template described an invalid customization: ${reason}`);
+  };
+  if (typeof value !== 'object' || value === null) return fail('not an object');
+  const { version, values, editor } = value as Record<string, unknown>;
+  if (version !== 1) fail('unknown version');
+  const checkedValues = assertPlainData(values ?? {}, 4 * 1024 * 1024);
+  if (typeof checkedValues !== 'object' || checkedValues === null || Array.isArray(checkedValues)) return fail('values must be an object');
+  for (const scope of Object.values(checkedValues)) {
+    if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) fail('each scope of values must be an object');
+  }
+  const checkedEditor = assertPlainData(editor ?? [], 1024 * 1024);
+  if (!Array.isArray(checkedEditor)) return fail('editor must be a list');
+  for (const scope of checkedEditor) {
+    if (typeof scope !== 'object' || scope === null || Array.isArray(scope) || typeof scope['key'] !== 'string' || !Array.isArray(scope['fields'])) {
+      fail('each editor entry needs a key and a fields list');
+    }
+    for (const field of (scope as { fields: PlainData[] }).fields) {
+      if (typeof field !== 'object' || field === null || Array.isArray(field) || typeof field['key'] !== 'string' || typeof field['type'] !== 'string') {
+        fail('each field needs a key and a type');
+      }
+    }
+  }
+  return { version: 1, values: checkedValues as BuiltCustomization['values'], editor: checkedEditor as unknown as BuiltCustomization['editor'] };
+}

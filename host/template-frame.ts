@@ -1,0 +1,287 @@
+/**
+ * `TemplateFrame`: one template iframe of another origin and the link to it.
+ *
+ * Handshake, host side (protocol/link.ts has the whole picture):
+ *   - Listen on window 'message' before the iframe loads.
+ *   - Accept a hello only when `event.source` is this iframe's window (so a
+ *     second iframe cannot speak for this one) and `event.origin` is the
+ *     template's origin or on `allowedOrigins` (so a frame that navigated to a
+ *     foreign origin cannot). Anything else is refused and counted.
+ *   - Answer that exact origin, transferring a fresh MessagePort; serve the
+ *     allow-listed host surface on it and call the guest through it.
+ *   - A hello with a new helloId is a reload: drop the old port (calls in
+ *     flight fail with `LINK_RESET`), link the new one and let the owner
+ *     re-send its state (the 'link' event).
+ *   - Notifications wait in order until the guest calls ready().
+ */
+import { PlatformError } from '../protocol/errors.js';
+import { HOST_METHODS, parseHello, PROTOCOL_VERSION, type GuestApi, type HostApi, type WelcomeMessage } from '../protocol/link.js';
+import { createCaller, serveSurface, type Caller } from '../protocol/rpc.js';
+import { Emitter } from './emitter.js';
+
+/**
+ * Handlers of guest → host calls. Arguments arrive unchecked (`unknown`):
+ * each handler checks its own. A method without a handler answers `UNSUPPORTED`.
+ */
+export type HostHandlers = { [Name in Exclude<keyof HostApi, 'ready'>]?: (...args: unknown[]) => unknown } & {
+  /** Called after the frame itself handled ready() (queued notifications are already sent). */
+  ready?: () => void;
+};
+
+/** Options of {@link TemplateFrame}. */
+export interface TemplateFrameOptions {
+  /** URL of the template. Its origin is the one origin a hello is accepted from (plus `allowedOrigins`). */
+  readonly src: string | URL;
+  /** Adopt this iframe instead of creating one; its `src` is set by the frame. */
+  readonly iframe?: HTMLIFrameElement;
+  /** Append the new iframe here. Without it, insert `frame.iframe` yourself. */
+  readonly container?: HTMLElement;
+  /** More origins a hello is accepted from (a template that redirects to a CDN, say). Never `'*'`. */
+  readonly allowedOrigins?: readonly string[];
+  /** No hello within this time after creation fails `whenLinked()` with `HANDSHAKE_TIMEOUT`. Default 10000. */
+  readonly handshakeTimeoutMs?: number;
+  /** A call to the guest with no answer within this time fails with `CALL_TIMEOUT`. Default 5000. */
+  readonly callTimeoutMs?: number;
+  /** Notifications held before the guest is ready; one more is refused with `QUEUE_FULL`. Default 1000. */
+  readonly maxQueuedNotifications?: number;
+  /** Handlers of the guest's calls. */
+  readonly handlers?: HostHandlers;
+  /** The iframe's `allow` attribute (permissions policy). Default `autoplay; fullscreen; clipboard-write; web-share`. */
+  readonly allow?: string;
+  /** The iframe's accessible title. */
+  readonly title?: string;
+}
+
+/** Where a {@link TemplateFrame} stands. */
+export type TemplateFrameState = 'loading' | 'linked' | 'ready' | 'destroyed';
+
+/** A message refused at the handshake or at the door of the host surface. */
+export interface RefusedEvent {
+  readonly code: 'ORIGIN_REFUSED' | 'METHOD_NOT_ALLOWED' | 'INVALID_MESSAGE';
+  readonly message: string;
+}
+
+/** Events of a {@link TemplateFrame}. */
+export interface TemplateFrameEvents {
+  [name: string]: unknown;
+  /** A guest linked: `relinked` is true after a reload. Send your state now. */
+  link: { readonly relinked: boolean };
+  /** The guest called ready(); queued notifications were sent. */
+  ready: undefined;
+  /** A message was refused (and counted). */
+  refused: RefusedEvent;
+  /** Something failed that no caller awaits (a notification, the handshake). */
+  error: PlatformError;
+}
+
+const DEFAULT_ALLOW = 'autoplay; fullscreen; clipboard-write; web-share';
+
+interface QueuedNotification {
+  readonly name: keyof GuestApi & string;
+  readonly args: readonly unknown[];
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface LinkState {
+  readonly helloId: string;
+  readonly port: MessagePort;
+  readonly caller: Caller<GuestApi>;
+  readonly stopServing: () => void;
+}
+
+/** One template iframe and its link. Create it, listen to 'link', call the guest; destroy() releases everything. */
+export class TemplateFrame {
+  /** The template's iframe. */
+  readonly iframe: HTMLIFrameElement;
+  /** The template's origin, from its src. */
+  readonly origin: string;
+
+  #state: TemplateFrameState = 'loading';
+  #ready = false;
+  #refused = 0;
+  #link: LinkState | null = null;
+  #handlers: HostHandlers;
+  #queue: QueuedNotification[] = [];
+  #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
+  #handshakeFailed: PlatformError | null = null;
+  readonly #handshakeTimer: ReturnType<typeof setTimeout>;
+  readonly #events = new Emitter<TemplateFrameEvents>();
+  readonly #acceptedOrigins: ReadonlySet<string>;
+  readonly #createdIframe: boolean;
+  readonly #callTimeoutMs: number;
+  readonly #maxQueued: number;
+
+  constructor(options: TemplateFrameOptions) {
+    const src = new URL(options.src, location.href);
+    if (src.protocol !== 'https:' && src.protocol !== 'http:') {
+      throw new PlatformError('INVALID_ARGUMENT', `a template src must be an http(s) URL, not ${src.protocol}`);
+    }
+    if (options.allowedOrigins?.includes('*')) throw new PlatformError('INVALID_ARGUMENT', "allowedOrigins cannot hold '*'");
+    this.origin = src.origin;
+    this.#acceptedOrigins = new Set([src.origin, ...(options.allowedOrigins ?? [])]);
+    this.#handlers = options.handlers ?? {};
+    this.#callTimeoutMs = options.callTimeoutMs ?? 5_000;
+    this.#maxQueued = options.maxQueuedNotifications ?? 1_000;
+    this.#createdIframe = options.iframe === undefined;
+    this.iframe = options.iframe ?? document.createElement('iframe');
+    if (!this.iframe.hasAttribute('allow')) this.iframe.setAttribute('allow', options.allow ?? DEFAULT_ALLOW);
+    if (options.title !== undefined) this.iframe.title = options.title;
+
+    // Listen before the iframe can load, so the first hello is never missed.
+    window.addEventListener('message', this.#onWindowMessage);
+    const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
+    this.#handshakeTimer = setTimeout(() => {
+      if (this.#link) return;
+      this.#handshakeFailed = new PlatformError('HANDSHAKE_TIMEOUT', `the template at ${this.origin} did not say hello within ${handshakeTimeoutMs} ms`);
+      for (const waiter of this.#linkWaiters.splice(0)) waiter.reject(this.#handshakeFailed);
+      this.#events.emit('error', this.#handshakeFailed);
+    }, handshakeTimeoutMs);
+
+    this.iframe.src = src.toString();
+    options.container?.append(this.iframe);
+  }
+
+  /** Where the frame stands: loading (no link yet), linked, ready (the guest called ready()), destroyed. */
+  get state(): TemplateFrameState {
+    return this.#state;
+  }
+
+  /** Messages refused since creation (handshake and surface). */
+  get refusedCount(): number {
+    return this.#refused;
+  }
+
+  /** Notifications waiting for the guest's ready(). */
+  get queuedCount(): number {
+    return this.#queue.length;
+  }
+
+  /** Adds an event listener; returns its remover. */
+  on<Name extends keyof TemplateFrameEvents & string>(name: Name, listener: (payload: TemplateFrameEvents[Name]) => void): () => void {
+    return this.#events.on(name, listener);
+  }
+
+  /** Replaces the handlers of guest → host calls. */
+  setHandlers(handlers: HostHandlers): void {
+    this.#handlers = handlers;
+  }
+
+  /** Resolves once a guest is linked; rejects with `HANDSHAKE_TIMEOUT` or `LINK_CLOSED`. */
+  whenLinked(): Promise<void> {
+    if (this.#state === 'destroyed') return Promise.reject(new PlatformError('LINK_CLOSED', 'the frame was destroyed'));
+    if (this.#link) return Promise.resolve();
+    if (this.#handshakeFailed) return Promise.reject(this.#handshakeFailed);
+    return new Promise((resolve, reject) => this.#linkWaiters.push({ resolve, reject }));
+  }
+
+  /** Calls the guest now (waiting for the link if there is none yet): for requests, not listener notifications. */
+  async request<Name extends keyof GuestApi & string>(name: Name, ...args: Parameters<GuestApi[Name]>): Promise<Awaited<ReturnType<GuestApi[Name]>>> {
+    await this.whenLinked();
+    const link = this.#link;
+    if (!link) throw new PlatformError('LINK_CLOSED', 'the frame has no link');
+    return (await (link.caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args)) as Awaited<ReturnType<GuestApi[Name]>>;
+  }
+
+  /**
+   * Sends a listener notification. Before the guest's ready() it waits in a
+   * queue, in order; a relink drops the queue (the owner re-sends state on 'link').
+   */
+  notify<Name extends keyof GuestApi & string>(name: Name, ...args: Parameters<GuestApi[Name]>): Promise<void> {
+    if (this.#state === 'destroyed') return Promise.reject(new PlatformError('LINK_CLOSED', 'the frame was destroyed'));
+    if (this.#ready && this.#link) return this.#send(this.#link, name, args);
+    if (this.#queue.length >= this.#maxQueued) {
+      const error = new PlatformError('QUEUE_FULL', `more than ${this.#maxQueued} notifications wait for the guest's ready()`);
+      this.#events.emit('error', error);
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => this.#queue.push({ name, args, resolve, reject }));
+  }
+
+  /** Releases the port, the listeners and the timers; removes the iframe if the frame created it. Idempotent. */
+  destroy(): void {
+    if (this.#state === 'destroyed') return;
+    this.#state = 'destroyed';
+    clearTimeout(this.#handshakeTimer);
+    window.removeEventListener('message', this.#onWindowMessage);
+    const closed = new PlatformError('LINK_CLOSED', 'the frame was destroyed');
+    this.#unlink(closed);
+    for (const waiter of this.#linkWaiters.splice(0)) waiter.reject(closed);
+    if (this.#createdIframe) this.iframe.remove();
+    this.#events.clear();
+  }
+
+  #send(link: LinkState, name: keyof GuestApi & string, args: readonly unknown[]): Promise<void> {
+    return (link.caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args).then(() => undefined);
+  }
+
+  readonly #onWindowMessage = (event: MessageEvent): void => {
+    // Only this iframe's window may say hello for it.
+    if (event.source === null || event.source !== this.iframe.contentWindow) return;
+    const hello = parseHello(event.data);
+    if (!hello) return;
+    if (!this.#acceptedOrigins.has(event.origin)) {
+      this.#refuse({ code: 'ORIGIN_REFUSED', message: `a hello from ${event.origin} was refused: the template's origin is ${this.origin}` });
+      return;
+    }
+    // The guest retries its hello until answered: the same helloId again is not a reload.
+    if (this.#link?.helloId === hello.helloId) return;
+    this.#linkGuest(hello.helloId, event.origin, event.source as Window);
+  };
+
+  #linkGuest(helloId: string, origin: string, source: Window): void {
+    const relinked = this.#link !== null;
+    this.#unlink(new PlatformError('LINK_RESET', 'the template reloaded; the call was dropped'));
+    const channel = new MessageChannel();
+    const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
+    for (const name of HOST_METHODS) {
+      handlers[name] = name === 'ready' ? () => this.#onGuestReady(channel.port1) : (...args: unknown[]) => this.#dispatch(name, args);
+    }
+    const stopServing = serveSurface(channel.port1, HOST_METHODS, handlers, { onRefused: (refusal) => this.#refuse(refusal) });
+    const caller = createCaller<GuestApi>(channel.port1, { callTimeoutMs: this.#callTimeoutMs });
+    channel.port1.start();
+    this.#link = { helloId, port: channel.port1, caller, stopServing };
+    this.#state = 'linked';
+    const welcome: WelcomeMessage = { type: 'platform-kit:welcome', version: PROTOCOL_VERSION, helloId };
+    // Answer the exact origin that said hello, never '*'.
+    source.postMessage(welcome, origin, [channel.port2]);
+    clearTimeout(this.#handshakeTimer);
+    for (const waiter of this.#linkWaiters.splice(0)) waiter.resolve();
+    this.#events.emit('link', { relinked });
+  }
+
+  #dispatch(name: Exclude<keyof HostApi, 'ready'>, args: unknown[]): unknown {
+    const handler = this.#handlers[name];
+    if (!handler) throw new PlatformError('UNSUPPORTED', `this host does not handle "${name}"`);
+    return handler(...args);
+  }
+
+  #onGuestReady(port: MessagePort): void {
+    // A ready() that raced a relink belongs to the old page: ignore it.
+    if (this.#link?.port !== port) return;
+    if (!this.#ready) {
+      this.#ready = true;
+      this.#state = 'ready';
+      const link = this.#link;
+      for (const queued of this.#queue.splice(0)) this.#send(link, queued.name, queued.args).then(queued.resolve, queued.reject);
+      this.#events.emit('ready', undefined);
+    }
+    this.#handlers.ready?.();
+  }
+
+  #unlink(reason: PlatformError): void {
+    const link = this.#link;
+    this.#link = null;
+    this.#ready = false;
+    for (const queued of this.#queue.splice(0)) queued.reject(reason);
+    if (!link) return;
+    link.stopServing();
+    link.caller.close(reason);
+    link.port.close();
+  }
+
+  #refuse(refusal: RefusedEvent): void {
+    this.#refused++;
+    this.#events.emit('refused', refusal);
+  }
+}

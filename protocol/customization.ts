@@ -1,0 +1,338 @@
+/**
+ * The customization model: what a template declares in
+ * `.platform/customization/*.json`, what `platform-vcc` builds from it, and
+ * the checks that a value fits its VCC type. Shared by the CLI (build time),
+ * the guest (built values) and the host (editor controls, value checks).
+ */
+import { FORBIDDEN_KEYS, type PlainData } from './data.js';
+import { PlatformError } from './errors.js';
+
+/** The VCC types Platform Kit draws a control for. Anything else gets a JSON fallback control. */
+export const VCC_TYPES = [
+  'text',
+  'textarea',
+  'range',
+  'boolean',
+  'color',
+  'select',
+  'image',
+  'sound',
+  'video',
+  'file',
+  'secret',
+  'array',
+  'object',
+] as const;
+
+/** A built-in VCC type name. */
+export type VccTypeName = (typeof VCC_TYPES)[number];
+
+/** One field of a scope in `@@editor`: the definition of one VCC. */
+export interface VccFieldDefinition {
+  /** Key of the value inside its scope. */
+  readonly key: string;
+  /** Label shown in the editor; defaults to the key. */
+  readonly name?: string;
+  /** Help text shown under the control. */
+  readonly description?: string;
+  /**
+   * Type expression: a {@link VccTypeName}, `array<T>` for a list of T, or
+   * `object` (fields in `typeOptions.fields`).
+   */
+  readonly type: string;
+  /** Options of the type, e.g. `{min, max, step}` for range. See {@link VccType}. */
+  readonly typeOptions?: { readonly [option: string]: PlainData };
+}
+
+/** One entry of an `@@editor` list: a scope and its fields. */
+export interface VccScopeDefinition {
+  /** The scope name: the first element of every path in it. */
+  readonly key: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly fields: readonly VccFieldDefinition[];
+}
+
+/** The customization a template is built with; what the guest's `get()` reads without a request. */
+export interface BuiltCustomization {
+  /** Format version of this object. */
+  readonly version: 1;
+  /** `{ scope: { key: value } }`, including the predefined scopes `metadata` and `serviceMap`. */
+  readonly values: { readonly [scope: string]: { readonly [key: string]: PlainData } };
+  /** Every scope definition of every file, in file order. */
+  readonly editor: readonly VccScopeDefinition[];
+}
+
+/** Scope names the platform fills in; a template cannot declare them. */
+export const PREDEFINED_SCOPES: ReadonlySet<string> = new Set(['metadata', 'serviceMap']);
+
+/** An empty built customization: what a template without files or a plugin gets. */
+export const EMPTY_CUSTOMIZATION: BuiltCustomization = Object.freeze({
+  version: 1,
+  values: Object.freeze({ metadata: Object.freeze({}), serviceMap: Object.freeze({}) }),
+  editor: Object.freeze([]),
+}) as BuiltCustomization;
+
+/** A parsed VCC type: what a control is drawn for and what a value is checked against. */
+export type VccType =
+  | { readonly kind: 'text'; readonly maxLength?: number }
+  | { readonly kind: 'textarea'; readonly maxLength?: number }
+  | { readonly kind: 'range'; readonly min: number; readonly max: number; readonly step: number }
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'color'; readonly allowAlpha: boolean }
+  | { readonly kind: 'select'; readonly options: readonly { readonly value: string; readonly label: string }[] }
+  | {
+      readonly kind: 'image' | 'sound' | 'video' | 'file';
+      /** Accepted MIME types or patterns like `image/*`. */
+      readonly accept: readonly string[];
+      /** Largest upload accepted, in bytes. */
+      readonly maxBytes: number;
+    }
+  | { readonly kind: 'secret' }
+  | { readonly kind: 'array'; readonly of: VccType; readonly min: number; readonly max: number }
+  | { readonly kind: 'object'; readonly fields: readonly { readonly key: string; readonly name: string; readonly type: VccType }[] }
+  | { readonly kind: 'unknown'; readonly name: string };
+
+/** Largest upload of a media VCC when its typeOptions do not say: 25 MB. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+const DEFAULT_ACCEPT: Readonly<Record<'image' | 'sound' | 'video' | 'file', readonly string[]>> = {
+  image: ['image/*'],
+  sound: ['audio/*'],
+  video: ['video/*'],
+  file: ['*/*'],
+};
+
+/** Prefix of the key path a secret VCC stores instead of its value. */
+export const KEYSTORE_SCHEME = 'platform-keystore://';
+
+/**
+ * Parses a type expression and its options. Throws `INVALID_CONFIG` with the
+ * reason when the options do not fit the type (a range without min < max…).
+ * An unknown type name is not an error: it parses to `{kind: 'unknown'}`.
+ */
+export function parseVccType(type: string, typeOptions: { readonly [option: string]: PlainData } = {}): VccType {
+  const arrayMatch = /^array<(.+)>$/.exec(type.trim());
+  if (arrayMatch?.[1] !== undefined || type === 'array') {
+    const inner = arrayMatch?.[1] ?? stringOption(typeOptions, 'of') ?? 'text';
+    const itemOptions = objectOption(typeOptions, 'item') ?? (inner === 'object' ? { fields: typeOptions['fields'] ?? [] } : {});
+    const min = numberOption(typeOptions, 'min') ?? 0;
+    const max = numberOption(typeOptions, 'max') ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
+      throw new PlatformError('INVALID_CONFIG', `array min and max must be whole numbers with 0 <= min <= max (got ${min}, ${max})`);
+    }
+    return { kind: 'array', of: parseVccType(inner, itemOptions), min, max };
+  }
+  switch (type) {
+    case 'text':
+    case 'textarea': {
+      const maxLength = numberOption(typeOptions, 'maxLength');
+      return maxLength === undefined ? { kind: type } : { kind: type, maxLength };
+    }
+    case 'range': {
+      const min = numberOption(typeOptions, 'min') ?? 0;
+      const max = numberOption(typeOptions, 'max') ?? 100;
+      const step = numberOption(typeOptions, 'step') ?? 1;
+      if (!(min < max) || !(step > 0)) {
+        throw new PlatformError('INVALID_CONFIG', `range needs min < max and step > 0 (got min ${min}, max ${max}, step ${step})`);
+      }
+      return { kind: 'range', min, max, step };
+    }
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'color':
+      return { kind: 'color', allowAlpha: typeOptions['allowAlpha'] === true };
+    case 'select': {
+      const raw = typeOptions['options'];
+      if (!Array.isArray(raw) || raw.length === 0) throw new PlatformError('INVALID_CONFIG', 'select needs a non-empty typeOptions.options list');
+      const options = raw.map((option, index) => {
+        if (typeof option === 'string') return { value: option, label: option };
+        if (typeof option === 'object' && option !== null && !Array.isArray(option) && typeof option['value'] === 'string') {
+          const label = option['label'];
+          return { value: option['value'], label: typeof label === 'string' ? label : option['value'] };
+        }
+        throw new PlatformError('INVALID_CONFIG', `select option ${index} must be a string or {value, label}`);
+      });
+      return { kind: 'select', options };
+    }
+    case 'image':
+    case 'sound':
+    case 'video':
+    case 'file': {
+      const acceptOption = typeOptions['accept'];
+      const accept = Array.isArray(acceptOption) ? acceptOption.filter((item): item is string => typeof item === 'string') : DEFAULT_ACCEPT[type];
+      const maxBytes = numberOption(typeOptions, 'maxBytes') ?? DEFAULT_MAX_UPLOAD_BYTES;
+      return { kind: type, accept, maxBytes };
+    }
+    case 'secret':
+      return { kind: 'secret' };
+    case 'object': {
+      const rawFields = typeOptions['fields'];
+      if (!Array.isArray(rawFields)) throw new PlatformError('INVALID_CONFIG', 'object needs a typeOptions.fields list');
+      const fields = rawFields.map((field, index) => {
+        const parsed = parseFieldShape(field, `fields[${index}]`);
+        return { key: parsed.key, name: parsed.name ?? parsed.key, type: parseVccType(parsed.type, parsed.typeOptions) };
+      });
+      return { kind: 'object', fields };
+    }
+    default:
+      return { kind: 'unknown', name: type };
+  }
+}
+
+/** Checks the shape of one field definition; throws `INVALID_CONFIG` naming `where`. */
+export function parseFieldShape(value: unknown, where: string): VccFieldDefinition {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new PlatformError('INVALID_CONFIG', `${where} must be an object {key, name, description, type, typeOptions}`);
+  }
+  const field = value as Record<string, unknown>;
+  const key = field['key'];
+  if (typeof key !== 'string' || key.length === 0 || FORBIDDEN_KEYS.has(key)) {
+    throw new PlatformError('INVALID_CONFIG', `${where}.key must be a non-empty string other than __proto__, constructor, prototype`);
+  }
+  if (typeof field['type'] !== 'string' || field['type'].length === 0) throw new PlatformError('INVALID_CONFIG', `${where}.type must be a string`);
+  for (const optional of ['name', 'description'] as const) {
+    if (field[optional] !== undefined && typeof field[optional] !== 'string') {
+      throw new PlatformError('INVALID_CONFIG', `${where}.${optional} must be a string`);
+    }
+  }
+  const typeOptions = field['typeOptions'];
+  if (typeOptions !== undefined && (typeof typeOptions !== 'object' || typeOptions === null || Array.isArray(typeOptions))) {
+    throw new PlatformError('INVALID_CONFIG', `${where}.typeOptions must be an object`);
+  }
+  return field as unknown as VccFieldDefinition;
+}
+
+/** The value a new item of this type starts with (array "add", a field without a value). */
+export function defaultValueOf(type: VccType): PlainData {
+  switch (type.kind) {
+    case 'range':
+      return type.min;
+    case 'boolean':
+      return false;
+    case 'color':
+      return '#000000';
+    case 'select':
+      return type.options[0]?.value ?? '';
+    case 'array':
+      return Array.from({ length: type.min }, () => defaultValueOf(type.of));
+    case 'object':
+      return Object.fromEntries(type.fields.map((field) => [field.key, defaultValueOf(field.type)]));
+    case 'unknown':
+      return null;
+    default:
+      return '';
+  }
+}
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+const FUNCTION_COLOR = /^(rgb|rgba|hsl|hsla)\(\s*[-+0-9.%\s,/deg]+\)$/i;
+
+/** True when `value` is a color string this kit understands: hex, rgb(a) or hsl(a). */
+export function isColorString(value: string, allowAlpha: boolean): boolean {
+  if (HEX_COLOR.test(value)) return allowAlpha || value.length === 4 || value.length === 7;
+  const match = FUNCTION_COLOR.exec(value);
+  if (!match) return false;
+  const parts = value.slice(value.indexOf('(') + 1, -1).split(/[\s,/]+/).filter(Boolean);
+  if (parts.length === 4) return allowAlpha;
+  return parts.length === 3;
+}
+
+/**
+ * Checks that `value` fits `type`. Returns nothing, or throws `INVALID_VALUE`
+ * saying why (the wrong type for its VCC, out of range, not an option…).
+ */
+export function assertValueFitsType(value: unknown, type: VccType, where = 'value'): void {
+  const fail = (reason: string): never => {
+    throw new PlatformError('INVALID_VALUE', `${where} ${reason}`);
+  };
+  switch (type.kind) {
+    case 'text':
+    case 'textarea':
+      if (typeof value !== 'string') fail(`must be a string for a ${type.kind} VCC`);
+      if (type.maxLength !== undefined && (value as string).length > type.maxLength) fail(`is longer than ${type.maxLength} characters`);
+      return;
+    case 'range':
+      if (typeof value !== 'number' || !Number.isFinite(value)) fail('must be a number for a range VCC');
+      if ((value as number) < type.min || (value as number) > type.max) fail(`must be between ${type.min} and ${type.max}`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') fail('must be true or false for a boolean VCC');
+      return;
+    case 'color':
+      if (typeof value !== 'string' || !isColorString(value, type.allowAlpha)) {
+        fail(`must be a ${type.allowAlpha ? '' : 'opaque '}color (hex, rgb() or hsl())`);
+      }
+      return;
+    case 'select':
+      if (typeof value !== 'string' || !type.options.some((option) => option.value === value)) {
+        fail(`must be one of ${type.options.map((option) => JSON.stringify(option.value)).join(', ')}`);
+      }
+      return;
+    case 'image':
+    case 'sound':
+    case 'video':
+    case 'file':
+      if (typeof value !== 'string' || (value !== '' && !isSafeMediaUrl(value))) fail(`must be an http(s) URL or a path for a ${type.kind} VCC`);
+      return;
+    case 'secret':
+      if (typeof value !== 'string' || (value !== '' && !value.startsWith(KEYSTORE_SCHEME))) {
+        fail(`must be a keystore key path (${KEYSTORE_SCHEME}…), never the secret itself`);
+      }
+      return;
+    case 'array':
+      if (!Array.isArray(value)) return fail('must be an array');
+      if (value.length < type.min || value.length > type.max) fail(`must hold between ${type.min} and ${type.max} items`);
+      value.forEach((item, index) => assertValueFitsType(item, type.of, `${where}[${index}]`));
+      return;
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('must be an object');
+      for (const field of type.fields) {
+        const fieldValue = Object.prototype.hasOwnProperty.call(value, field.key) ? (value as Record<string, unknown>)[field.key] : undefined;
+        if (fieldValue !== undefined) assertValueFitsType(fieldValue, field.type, `${where}.${field.key}`);
+      }
+      return;
+    }
+    case 'unknown':
+      return;
+  }
+}
+
+/** Media values are URLs a template will load: http(s), or a path on the template's own origin. */
+export function isSafeMediaUrl(value: string): boolean {
+  if (value.startsWith('/') || value.startsWith('./')) return !value.startsWith('//');
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Finds the definition of the VCC at `[scope, key]`, parsed; undefined when the template defines none. */
+export function findVccType(customization: BuiltCustomization, path: readonly string[]): VccType | undefined {
+  const [scopeKey, fieldKey] = path;
+  for (const scope of customization.editor) {
+    if (scope.key !== scopeKey) continue;
+    for (const field of scope.fields) {
+      if (field.key === fieldKey) return parseVccType(field.type, field.typeOptions);
+    }
+  }
+  return undefined;
+}
+
+function numberOption(options: { readonly [option: string]: PlainData }, name: string): number | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new PlatformError('INVALID_CONFIG', `typeOptions.${name} must be a number`);
+  return value;
+}
+
+function stringOption(options: { readonly [option: string]: PlainData }, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function objectOption(options: { readonly [option: string]: PlainData }, name: string): { [option: string]: PlainData } | undefined {
+  const value = options[name];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}

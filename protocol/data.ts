@@ -1,0 +1,159 @@
+/**
+ * Guards for the data that crosses the host ↔ guest boundary: VCC paths and
+ * custom values. They take `unknown` and either return a typed value or throw
+ * a coded {@link PlatformError}; nothing unchecked reaches the logic.
+ */
+import { PlatformError } from './errors.js';
+
+/** A JSON value: what a custom value may be. */
+export type PlainData = null | boolean | number | string | PlainData[] | { [key: string]: PlainData };
+
+/** Path to a VCC value, normally `[scope, key]`. */
+export type VccPath = readonly string[];
+
+/** Keys that could reach an object's prototype; refused in every path and object. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Longest VCC path accepted. */
+export const MAX_PATH_DEPTH = 8;
+/** Longest single path segment accepted. */
+export const MAX_PATH_SEGMENT_LENGTH = 128;
+/** Default size limit of one custom value, in UTF-8 bytes of its JSON form. */
+export const DEFAULT_MAX_VALUE_BYTES = 256 * 1024;
+/** Deepest nesting accepted inside one value. */
+export const MAX_VALUE_DEPTH = 32;
+
+/** True when `value` is a valid VCC path (1 to 8 non-empty strings, no prototype keys). */
+export function isVccPath(value: unknown): value is VccPath {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PATH_DEPTH) return false;
+  for (const segment of value) {
+    if (typeof segment !== 'string' || segment.length === 0 || segment.length > MAX_PATH_SEGMENT_LENGTH) return false;
+    if (FORBIDDEN_KEYS.has(segment)) return false;
+  }
+  return true;
+}
+
+/** Returns `value` as a path or throws `INVALID_PATH`. */
+export function assertVccPath(value: unknown): VccPath {
+  if (!isVccPath(value)) {
+    throw new PlatformError(
+      'INVALID_PATH',
+      `a VCC path is an array of 1 to ${MAX_PATH_DEPTH} non-empty strings without __proto__, constructor or prototype; got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Returns `value` as plain JSON data, or throws `INVALID_VALUE` (not plain
+ * data: functions, class instances, cycles, NaN, prototype keys) or
+ * `VALUE_TOO_LARGE` (over `maxBytes` UTF-8 bytes of JSON).
+ */
+export function assertPlainData(value: unknown, maxBytes: number = DEFAULT_MAX_VALUE_BYTES): PlainData {
+  checkShape(value, 0, new Set());
+  const json = JSON.stringify(value);
+  // Fast path: a UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no exact count.
+  if (json.length * 3 > maxBytes) {
+    const bytes = utf8Length(json);
+    if (bytes > maxBytes) {
+      throw new PlatformError('VALUE_TOO_LARGE', `value is ${bytes} bytes of JSON, over the limit of ${maxBytes}`);
+    }
+  }
+  return value as PlainData;
+}
+
+function checkShape(value: unknown, depth: number, seen: Set<object>): void {
+  if (depth > MAX_VALUE_DEPTH) throw new PlatformError('INVALID_VALUE', `value nests deeper than ${MAX_VALUE_DEPTH} levels`);
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new PlatformError('INVALID_VALUE', `value holds a non-finite number (${value})`);
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (seen.has(value)) throw new PlatformError('INVALID_VALUE', 'value holds a cycle');
+      seen.add(value);
+      if (Array.isArray(value)) {
+        for (const item of value) checkShape(item, depth + 1, seen);
+      } else {
+        const proto: unknown = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) {
+          throw new PlatformError('INVALID_VALUE', 'value holds an object that is not a plain object');
+        }
+        for (const key of Object.keys(value)) {
+          if (FORBIDDEN_KEYS.has(key)) throw new PlatformError('INVALID_VALUE', `value holds the forbidden key "${key}"`);
+          checkShape((value as Record<string, unknown>)[key], depth + 1, seen);
+        }
+      }
+      seen.delete(value);
+      return;
+    }
+    default:
+      throw new PlatformError('INVALID_VALUE', `value holds a ${typeof value}, which is not plain data`);
+  }
+}
+
+/** UTF-8 byte length of a string, without allocating. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** A short, safe description of an unknown value for error messages. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  return typeof value;
+}
+
+/** Deep copy of plain data (values are kept immutable on both sides). */
+export function clonePlain<T extends PlainData | undefined>(value: T): T {
+  return value === undefined ? value : (structuredClone(value) as T);
+}
+
+/** Reads `values[path[0]][path[1]]…`, own properties only; undefined when any step is missing. */
+export function readPath(values: unknown, path: VccPath): unknown {
+  let node: unknown = values;
+  for (const segment of path) {
+    if (typeof node !== 'object' || node === null || !Object.prototype.hasOwnProperty.call(node, segment)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+/**
+ * Returns a copy of `values` with `path` set to `value` (structural sharing:
+ * only the objects along the path are copied). Intermediate objects are created.
+ */
+export function writePath(values: Readonly<Record<string, PlainData>>, path: VccPath, value: PlainData): Record<string, PlainData> {
+  const [head, ...rest] = path;
+  if (head === undefined) throw new PlatformError('INVALID_PATH', 'empty path');
+  const copy: Record<string, PlainData> = { ...values };
+  if (rest.length === 0) {
+    copy[head] = value;
+  } else {
+    const child = Object.prototype.hasOwnProperty.call(values, head) ? values[head] : undefined;
+    const base = typeof child === 'object' && child !== null && !Array.isArray(child) ? child : {};
+    copy[head] = writePath(base, rest, value);
+  }
+  return copy;
+}
+
+/** Path equality. */
+export function samePath(a: VccPath | null, b: VccPath | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a.length !== b.length) return false;
+  return a.every((segment, i) => segment === b[i]);
+}

@@ -1,0 +1,147 @@
+/**
+ * The host ↔ guest wire: the handshake messages and the two call surfaces.
+ *
+ * Handshake (the only traffic outside the MessagePort):
+ *   1. The guest posts {@link HelloMessage} to `window.parent` with target
+ *      `'*'`. It is the only message ever posted with `'*'`; it carries a
+ *      random `helloId` and nothing secret.
+ *   2. The host accepts it only when `event.source` is its iframe's window and
+ *      `event.origin` is the template's origin (or on its allow-list).
+ *   3. The host answers that exact origin with {@link WelcomeMessage} and
+ *      transfers one end of a fresh MessageChannel.
+ *   4. Everything else is comlink on that port, both directions, through the
+ *      allow-listed surfaces {@link HOST_METHODS} and {@link GUEST_METHODS}.
+ *
+ * A guest that reloads has a new `helloId`; the host drops the old port and
+ * links the new one. A repeated hello with the same `helloId` (the guest
+ * retries until answered) is ignored.
+ */
+import type { BuiltCustomization } from './customization.js';
+import type { PlainData, VccPath } from './data.js';
+
+/** Version of this wire format; a peer with another version is refused. */
+export const PROTOCOL_VERSION = 1;
+
+/** The guest's hello, posted to `window.parent` with target `'*'`. */
+export interface HelloMessage {
+  readonly type: 'platform-kit:hello';
+  readonly version: typeof PROTOCOL_VERSION;
+  /** Random per page load: tells a reload from a retry. */
+  readonly helloId: string;
+}
+
+/** The host's answer, posted to the guest's exact origin with a MessagePort. */
+export interface WelcomeMessage {
+  readonly type: 'platform-kit:welcome';
+  readonly version: typeof PROTOCOL_VERSION;
+  /** The helloId this answers. */
+  readonly helloId: string;
+}
+
+const HELLO_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** Guard: a {@link HelloMessage}, or null. */
+export function parseHello(data: unknown): HelloMessage | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { type, version, helloId } = data as Record<string, unknown>;
+  if (type !== 'platform-kit:hello' || version !== PROTOCOL_VERSION) return null;
+  if (typeof helloId !== 'string' || !HELLO_ID.test(helloId)) return null;
+  return { type, version, helloId };
+}
+
+/** Guard: a {@link WelcomeMessage}, or null. */
+export function parseWelcome(data: unknown): WelcomeMessage | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { type, version, helloId } = data as Record<string, unknown>;
+  if (type !== 'platform-kit:welcome' || version !== PROTOCOL_VERSION) return null;
+  if (typeof helloId !== 'string' || !HELLO_ID.test(helloId)) return null;
+  return { type, version, helloId };
+}
+
+/** A fresh random hello id. */
+export function newHelloId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Which editor the template is shown in. */
+export interface EditorAttributes {
+  /** `instant`: remixing in place; `full`: the full editor with a side panel. */
+  readonly type: 'full' | 'instant';
+  /** `new`: a new remix; `edit`: editing the user's existing project. */
+  readonly mode: 'new' | 'edit';
+}
+
+/** A position for a control, in template (iframe viewport) CSS pixels. */
+export interface ControlPosition {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** Attributes of onPresentControl. */
+export interface PresentControlAttributes {
+  readonly position?: ControlPosition;
+}
+
+/** Values the host holds for a template: `{ scope: { key: value } }`, over the built ones. */
+export type ValueOverrides = { readonly [scope: string]: { readonly [key: string]: PlainData } };
+
+/** Everything the host re-sends when it (re)links a guest. */
+export interface GuestSnapshot {
+  /** Values set in this remix (or by the host), layered over the template's built values. */
+  readonly values: ValueOverrides;
+}
+
+/**
+ * What the guest may call on the host. Every argument is checked by the host
+ * at the door; these types say what a well-behaved guest sends.
+ */
+export interface HostApi {
+  /** The guest's listeners are set: flush queued notifications. */
+  ready(): void;
+  /** onSetValue: set the value at `path`; with `skipUpdate` the guest gets no echo. */
+  setValue(path: VccPath, value: PlainData, skipUpdate: boolean): void;
+  /** onPresentControl: open the control of `path`. */
+  presentControl(path: VccPath, attributes: PresentControlAttributes): void;
+  /** finish(): advance the remix to the preview. */
+  finish(): void;
+  /** The user clicked inside the template at `position` (template CSS pixels): where a control opens by default. */
+  reportPointer(position: ControlPosition): void;
+}
+
+/** What the host may call on the guest. */
+export interface GuestApi {
+  /** Returns the template's built customization (values and `@@editor` definitions). */
+  describe(): BuiltCustomization;
+  /** Replaces the guest's values silently (no listener fires): sent at every (re)link, before ready(). */
+  sync(snapshot: GuestSnapshot): void;
+  /** onValueChanged notification. */
+  valueChanged(path: VccPath, value: PlainData | null): void;
+  /** onSetActivePath notification; null when no control is open. */
+  activePathChanged(path: VccPath | null): void;
+  /** onSetRemixing notification. */
+  remixingChanged(isRemixing: boolean, editorAttributes: EditorAttributes): void;
+}
+
+/** Method names the host serves to the guest: nothing else is ever called. */
+export const HOST_METHODS = ['ready', 'setValue', 'presentControl', 'finish', 'reportPointer'] as const satisfies readonly (keyof HostApi)[];
+
+/** Method names the guest serves to the host: nothing else is ever called. */
+export const GUEST_METHODS = ['describe', 'sync', 'valueChanged', 'activePathChanged', 'remixingChanged'] as const satisfies readonly (keyof GuestApi)[];
+
+/** Guest methods that are listener notifications: queued by the host until the guest calls ready(). */
+export const GUEST_NOTIFICATIONS: ReadonlySet<keyof GuestApi> = new Set(['valueChanged', 'activePathChanged', 'remixingChanged']);
+
+/** Guard for {@link EditorAttributes}. */
+export function isEditorAttributes(value: unknown): value is EditorAttributes {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, mode } = value as Record<string, unknown>;
+  return (type === 'full' || type === 'instant') && (mode === 'new' || mode === 'edit');
+}
+
+/** Guard for {@link ControlPosition}: two finite numbers. */
+export function isControlPosition(value: unknown): value is ControlPosition {
+  if (typeof value !== 'object' || value === null) return false;
+  const { x, y } = value as Record<string, unknown>;
+  return typeof x === 'number' && Number.isFinite(x) && typeof y === 'number' && Number.isFinite(y);
+}

@@ -1,0 +1,37 @@
+// Browser tests: real Debian Chromium (TESTING.md), TypeScript through esbuild.
+// The test page runs on http://localhost:PORT; fixtures load from
+// http://127.0.0.1:PORT, a second origin, so every iframe boundary is real.
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { playwrightLauncher } from '@web/test-runner-playwright';
+import { existsSync } from 'node:fs';
+
+const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--use-fake-ui-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+];
+
+export default {
+  files: ['test/browser/**/*.test.ts'],
+  nodeResolve: true,
+  hostname: 'localhost',
+  concurrency: 1,
+  testFramework: { config: { timeout: 20000 } },
+  browserStartTimeout: 60000,
+  testsStartTimeout: 60000,
+  testsFinishTimeout: 300000,
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' })],
+  browsers: [
+    playwrightLauncher({
+      product: 'chromium',
+      launchOptions: { executablePath, headless: true, args: CHROMIUM_FLAGS },
+    }),
+  ],
+};
