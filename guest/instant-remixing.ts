@@ -60,6 +60,20 @@ class GuestRemixState {
       const copy: EditorAttributes = { type: attributes.type, mode: attributes.mode };
       for (const listeners of this.instances) for (const handler of listeners.remixing) safely(() => handler(isRemixing, copy));
     });
+    // The editor opens a control where the user last clicked when the template gives no position.
+    if (typeof document !== 'undefined') {
+      document.addEventListener(
+        'pointerdown',
+        (event) => {
+          if (this.link.state !== 'linked') return;
+          this.link.call('reportPointer', { x: event.clientX, y: event.clientY }).catch((error: unknown) => {
+            // Only a hint for placing controls: losing one is harmless, so it is not raised to the template.
+            console.debug('platform-kit: a pointer report was not delivered', error);
+          });
+        },
+        { capture: true, passive: true },
+      );
+    }
     // Hot updates of the built values (Vite plugin): values the host has not overridden changed.
     onBuiltCustomizationChanged((next, previous) => {
       if (this.link.state !== 'linked') return;

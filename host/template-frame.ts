@@ -15,7 +15,16 @@
  *   - Notifications wait in order until the guest calls ready().
  */
 import { PlatformError } from '../protocol/errors.js';
-import { HOST_METHODS, parseHello, PROTOCOL_VERSION, type GuestApi, type HostApi, type WelcomeMessage } from '../protocol/link.js';
+import {
+  HOST_METHODS,
+  NOTIFICATION_GATES,
+  parseHello,
+  PROTOCOL_VERSION,
+  type GuestApi,
+  type GuestNotification,
+  type HostApi,
+  type WelcomeMessage,
+} from '../protocol/link.js';
 import { createCaller, serveSurface, type Caller } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 
@@ -23,10 +32,15 @@ import { Emitter } from './emitter.js';
  * Handlers of guest → host calls. Arguments arrive unchecked (`unknown`):
  * each handler checks its own. A method without a handler answers `UNSUPPORTED`.
  */
-export type HostHandlers = { [Name in Exclude<keyof HostApi, 'ready'>]?: (...args: unknown[]) => unknown } & {
-  /** Called after the frame itself handled ready() (queued notifications are already sent). */
+export type HostHandlers = { [Name in Exclude<keyof HostApi, Gate>]?: (...args: unknown[]) => unknown } & {
+  /** Called after the frame itself handled ready() (queued remix notifications are already sent). */
   ready?: () => void;
+  /** Called after the frame itself handled load() (queued feed notifications are already sent). */
+  load?: () => void;
 };
+
+/** A guest call that opens a notification gate (see NOTIFICATION_GATES in protocol/link.ts). */
+type Gate = 'ready' | 'load';
 
 /** Options of {@link TemplateFrame}. */
 export interface TemplateFrameOptions {
@@ -66,8 +80,10 @@ export interface TemplateFrameEvents {
   [name: string]: unknown;
   /** A guest linked: `relinked` is true after a reload. Send your state now. */
   link: { readonly relinked: boolean };
-  /** The guest called ready(); queued notifications were sent. */
+  /** The guest called ready(); queued remix notifications were sent. */
   ready: undefined;
+  /** The guest called load() (FeedSdk); queued feed notifications were sent. */
+  load: undefined;
   /** A message was refused (and counted). */
   refused: RefusedEvent;
   /** Something failed that no caller awaits (a notification, the handshake). */
@@ -77,7 +93,7 @@ export interface TemplateFrameEvents {
 const DEFAULT_ALLOW = 'autoplay; fullscreen; clipboard-write; web-share';
 
 interface QueuedNotification {
-  readonly name: keyof GuestApi & string;
+  readonly name: GuestNotification;
   readonly args: readonly unknown[];
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
@@ -98,11 +114,11 @@ export class TemplateFrame {
   readonly origin: string;
 
   #state: TemplateFrameState = 'loading';
-  #ready = false;
+  readonly #openGates = new Set<Gate>();
   #refused = 0;
   #link: LinkState | null = null;
   #handlers: HostHandlers;
-  #queue: QueuedNotification[] = [];
+  readonly #queues: { readonly [G in Gate]: QueuedNotification[] } = { ready: [], load: [] };
   #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
   #handshakeFailed: PlatformError | null = null;
   readonly #handshakeTimer: ReturnType<typeof setTimeout>;
@@ -152,9 +168,14 @@ export class TemplateFrame {
     return this.#refused;
   }
 
-  /** Notifications waiting for the guest's ready(). */
+  /** Notifications waiting for the guest's ready() or load(). */
   get queuedCount(): number {
-    return this.#queue.length;
+    return this.#queues.ready.length + this.#queues.load.length;
+  }
+
+  /** True once the guest called load() (FeedSdk) on the current link. */
+  get loaded(): boolean {
+    return this.#openGates.has('load');
   }
 
   /** Adds an event listener; returns its remover. */
@@ -184,18 +205,20 @@ export class TemplateFrame {
   }
 
   /**
-   * Sends a listener notification. Before the guest's ready() it waits in a
-   * queue, in order; a relink drops the queue (the owner re-sends state on 'link').
+   * Sends a listener notification. Until the guest opens its gate (ready()
+   * for remix notifications, load() for feed ones) it waits in a queue, in
+   * order; a relink drops the queue (the owner re-sends state on 'link').
    */
-  notify<Name extends keyof GuestApi & string>(name: Name, ...args: Parameters<GuestApi[Name]>): Promise<void> {
+  notify<Name extends GuestNotification>(name: Name, ...args: Parameters<GuestApi[Name]>): Promise<void> {
     if (this.#state === 'destroyed') return Promise.reject(new PlatformError('LINK_CLOSED', 'the frame was destroyed'));
-    if (this.#ready && this.#link) return this.#send(this.#link, name, args);
-    if (this.#queue.length >= this.#maxQueued) {
+    const gate = NOTIFICATION_GATES[name];
+    if (this.#openGates.has(gate) && this.#link) return this.#send(this.#link, name, args);
+    if (this.queuedCount >= this.#maxQueued) {
       const error = new PlatformError('QUEUE_FULL', `more than ${this.#maxQueued} notifications wait for the guest's ready()`);
       this.#events.emit('error', error);
       return Promise.reject(error);
     }
-    return new Promise((resolve, reject) => this.#queue.push({ name, args, resolve, reject }));
+    return new Promise((resolve, reject) => this.#queues[gate].push({ name, args, resolve, reject }));
   }
 
   /** Releases the port, the listeners and the timers; removes the iframe if the frame created it. Idempotent. */
@@ -235,7 +258,8 @@ export class TemplateFrame {
     const channel = new MessageChannel();
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of HOST_METHODS) {
-      handlers[name] = name === 'ready' ? () => this.#onGuestReady(channel.port1) : (...args: unknown[]) => this.#dispatch(name, args);
+      handlers[name] =
+        name === 'ready' || name === 'load' ? () => this.#openGate(name, channel.port1) : (...args: unknown[]) => this.#dispatch(name, args);
     }
     const stopServing = serveSurface(channel.port1, HOST_METHODS, handlers, { onRefused: (refusal) => this.#refuse(refusal) });
     const caller = createCaller<GuestApi>(channel.port1, { callTimeoutMs: this.#callTimeoutMs });
@@ -250,30 +274,30 @@ export class TemplateFrame {
     this.#events.emit('link', { relinked });
   }
 
-  #dispatch(name: Exclude<keyof HostApi, 'ready'>, args: unknown[]): unknown {
+  #dispatch(name: Exclude<keyof HostApi, Gate>, args: unknown[]): unknown {
     const handler = this.#handlers[name];
     if (!handler) throw new PlatformError('UNSUPPORTED', `this host does not handle "${name}"`);
     return handler(...args);
   }
 
-  #onGuestReady(port: MessagePort): void {
-    // A ready() that raced a relink belongs to the old page: ignore it.
+  #openGate(gate: Gate, port: MessagePort): void {
+    // A ready() or load() that raced a relink belongs to the old page: ignore it.
     if (this.#link?.port !== port) return;
-    if (!this.#ready) {
-      this.#ready = true;
-      this.#state = 'ready';
+    if (!this.#openGates.has(gate)) {
+      this.#openGates.add(gate);
+      if (gate === 'ready') this.#state = 'ready';
       const link = this.#link;
-      for (const queued of this.#queue.splice(0)) this.#send(link, queued.name, queued.args).then(queued.resolve, queued.reject);
-      this.#events.emit('ready', undefined);
+      for (const queued of this.#queues[gate].splice(0)) this.#send(link, queued.name, queued.args).then(queued.resolve, queued.reject);
+      this.#events.emit(gate, undefined);
     }
-    this.#handlers.ready?.();
+    this.#handlers[gate]?.();
   }
 
   #unlink(reason: PlatformError): void {
     const link = this.#link;
     this.#link = null;
-    this.#ready = false;
-    for (const queued of this.#queue.splice(0)) queued.reject(reason);
+    this.#openGates.clear();
+    for (const queued of [...this.#queues.ready.splice(0), ...this.#queues.load.splice(0)]) queued.reject(reason);
     if (!link) return;
     link.stopServing();
     link.caller.close(reason);

@@ -107,6 +107,44 @@ export interface HostApi {
   finish(): void;
   /** The user clicked inside the template at `position` (template CSS pixels): where a control opens by default. */
   reportPointer(position: ControlPosition): void;
+  /** FeedSdk.load(): the template has loaded; feed notifications may flow and touches are forwarded. */
+  load(): void;
+  /** FeedSdk.requestCancelTouch(): the template takes the current gesture; the feed stops following it. */
+  requestCancelTouch(): void;
+  /** FeedSdk.navigate(url): replace this item's content with `url`, without a browser navigation. */
+  navigate(url: string): void;
+  /** FeedSdk.present(url): open `url` in a modal sheet (replacing the view when already in one). */
+  present(url: string): void;
+  /** FeedSdk.share(): open the share menu for this template. */
+  share(): void;
+  /** FeedSdk.createRemix({id?}): open the editor for project `id` (default: this one). */
+  createRemix(options: CreateRemixOptions): void;
+  /** A touch event inside the template, forwarded after load() so the feed can follow swipes. */
+  touch(event: ForwardedTouchEvent): void;
+}
+
+/** Options of FeedSdk.createRemix. */
+export interface CreateRemixOptions {
+  /** Project to remix; default the current one. */
+  readonly id?: string;
+}
+
+/** One touch point of a {@link ForwardedTouchEvent}, in template (iframe viewport) CSS pixels. */
+export interface ForwardedTouchPoint {
+  readonly identifier: number;
+  readonly clientX: number;
+  readonly clientY: number;
+}
+
+/** A touch event the guest forwards to the feed. */
+export interface ForwardedTouchEvent {
+  readonly type: 'start' | 'move' | 'end' | 'cancel';
+  /** Every touch point still on the surface. */
+  readonly touches: readonly ForwardedTouchPoint[];
+  /** The points that changed in this event. */
+  readonly changedTouches: readonly ForwardedTouchPoint[];
+  /** event.timeStamp in the template. */
+  readonly timeStamp: number;
 }
 
 /** What the host may call on the guest. */
@@ -121,16 +159,50 @@ export interface GuestApi {
   activePathChanged(path: VccPath | null): void;
   /** onSetRemixing notification. */
   remixingChanged(isRemixing: boolean, editorAttributes: EditorAttributes): void;
+  /** FeedSdk onPlaybackStateChanged notification: true when the template is in focus. */
+  playbackStateChanged(isPlaying: boolean): void;
 }
 
 /** Method names the host serves to the guest: nothing else is ever called. */
-export const HOST_METHODS = ['ready', 'setValue', 'presentControl', 'finish', 'reportPointer'] as const satisfies readonly (keyof HostApi)[];
+export const HOST_METHODS = [
+  'ready',
+  'setValue',
+  'presentControl',
+  'finish',
+  'reportPointer',
+  'load',
+  'requestCancelTouch',
+  'navigate',
+  'present',
+  'share',
+  'createRemix',
+  'touch',
+] as const satisfies readonly (keyof HostApi)[];
 
 /** Method names the guest serves to the host: nothing else is ever called. */
-export const GUEST_METHODS = ['describe', 'sync', 'valueChanged', 'activePathChanged', 'remixingChanged'] as const satisfies readonly (keyof GuestApi)[];
+export const GUEST_METHODS = [
+  'describe',
+  'sync',
+  'valueChanged',
+  'activePathChanged',
+  'remixingChanged',
+  'playbackStateChanged',
+] as const satisfies readonly (keyof GuestApi)[];
 
-/** Guest methods that are listener notifications: queued by the host until the guest calls ready(). */
-export const GUEST_NOTIFICATIONS: ReadonlySet<keyof GuestApi> = new Set(['valueChanged', 'activePathChanged', 'remixingChanged']);
+/** A guest method that is a listener notification. */
+export type GuestNotification = 'valueChanged' | 'activePathChanged' | 'remixingChanged' | 'playbackStateChanged';
+
+/**
+ * Which guest call opens the gate of each notification: the host queues it,
+ * in order, until then. Remix listeners are set before ready(); a feed
+ * template is ready for playback once it called load().
+ */
+export const NOTIFICATION_GATES: { readonly [Name in GuestNotification]: 'ready' | 'load' } = {
+  valueChanged: 'ready',
+  activePathChanged: 'ready',
+  remixingChanged: 'ready',
+  playbackStateChanged: 'load',
+};
 
 /** Guard for {@link EditorAttributes}. */
 export function isEditorAttributes(value: unknown): value is EditorAttributes {
