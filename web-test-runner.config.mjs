@@ -3,7 +3,15 @@
 // http://127.0.0.1:PORT, a second origin, so every iframe boundary is real.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+
+// Each suite that needs a server or a command in Node adds a module to
+// test/wtr/ that default-exports a list of plugins; they are all loaded here.
+const suitePlugins = [];
+for (const file of readdirSync(new URL('./test/wtr/', import.meta.url)).filter((name) => name.endsWith('.mjs')).sort()) {
+  const module = await import(new URL(`./test/wtr/${file}`, import.meta.url).href);
+  suitePlugins.push(...module.default);
+}
 
 const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
 const CHROMIUM_FLAGS = [
@@ -27,7 +35,7 @@ export default {
   browserStartTimeout: 60000,
   testsStartTimeout: 60000,
   testsFinishTimeout: 300000,
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' })],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), ...suitePlugins],
   browsers: [
     playwrightLauncher({
       product: 'chromium',

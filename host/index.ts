@@ -16,3 +16,4 @@ export {
 export type { ControlPosition, EditorAttributes, ValueOverrides } from '../protocol/link.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
+export { defineHostElements } from './elements.js';
