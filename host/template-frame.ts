@@ -60,7 +60,7 @@ export interface TemplateFrameOptions {
   readonly maxQueuedNotifications?: number;
   /** Handlers of the guest's calls. */
   readonly handlers?: HostHandlers;
-  /** The iframe's `allow` attribute (permissions policy). Default `autoplay; fullscreen; clipboard-write; web-share`. */
+  /** The iframe's `allow` attribute (permissions policy). Default `autoplay; fullscreen; clipboard-write`. */
   readonly allow?: string;
   /** The iframe's accessible title. */
   readonly title?: string;
@@ -90,7 +90,7 @@ export interface TemplateFrameEvents {
   error: PlatformError;
 }
 
-const DEFAULT_ALLOW = 'autoplay; fullscreen; clipboard-write; web-share';
+const DEFAULT_ALLOW = 'autoplay; fullscreen; clipboard-write';
 
 interface QueuedNotification {
   readonly name: GuestNotification;

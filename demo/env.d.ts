@@ -1,0 +1,1 @@
+declare module 'virtual:platform-kit/customization' {}

@@ -1,0 +1,44 @@
+// Imports the package by its name, as a consumer does after `npm install`:
+// the exports map must resolve to built files that load.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  exports: Record<string, { types: string; default: string } | string>;
+  bin: Record<string, string>;
+  sideEffects: boolean;
+};
+
+describe('the package as a consumer imports it', () => {
+  it('lists types first in every export and every target exists after the build', () => {
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      if (typeof target === 'string') continue;
+      assert.deepEqual(Object.keys(target), ['types', 'default'], subpath);
+      assert.ok(existsSync(fileURLToPath(new URL(`../../${target.types}`, import.meta.url))), `${subpath} types`);
+      assert.ok(existsSync(fileURLToPath(new URL(`../../${target.default}`, import.meta.url))), `${subpath} code`);
+    }
+    assert.equal(manifest.sideEffects, false);
+    assert.ok(existsSync(fileURLToPath(new URL(`../../${manifest.bin['platform-vcc']}`, import.meta.url))));
+  });
+
+  it('loads platform-kit/guest, /host and /signaling by name without side effects', async () => {
+    const guest = await import('platform-kit/guest');
+    assert.equal(typeof guest.InstantRemixing, 'function');
+    assert.equal(typeof guest.getViewingContext, 'function');
+    assert.equal(guest.getViewingContext('https://t.example/?context=remix'), 'remix');
+    assert.equal(guest.getViewingContext('https://t.example/?context=evil'), 'default');
+    const host = await import('platform-kit/host');
+    assert.equal(typeof host.TemplateFrame, 'function');
+    assert.equal(typeof host.RemixSession, 'function');
+    const signaling = await import('platform-kit/signaling');
+    assert.equal(new signaling.PlatformError('NOT_FOUND', 'x').code, 'NOT_FOUND');
+  });
+
+  it('loads the Vite plugin by name', async () => {
+    const vite = await import('platform-kit/vite');
+    assert.equal(typeof vite.platformKit, 'function');
+    assert.equal(typeof vite.default, 'function');
+  });
+});
