@@ -2,7 +2,7 @@
  * A small typed event emitter: `on()` returns its own remover (STYLE.md 7),
  * and a throwing listener never stops the others.
  */
-export class Emitter<Events extends { [name: string]: unknown }> {
+export class Emitter<Events extends object> {
   readonly #listeners = new Map<keyof Events, Set<(payload: never) => void>>();
 
   /** Adds a listener; returns the function that removes it. */

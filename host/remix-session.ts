@@ -60,7 +60,6 @@ export interface PresentControlEvent {
 
 /** Events of a {@link RemixSession}. */
 export interface RemixSessionEvents {
-  [name: string]: unknown;
   valuechange: { readonly path: readonly string[]; readonly value: PlainData; readonly source: ValueSource };
   activepathchange: { readonly path: readonly string[] | null };
   remixingchange: { readonly isRemixing: boolean; readonly editorAttributes: EditorAttributes };

@@ -77,7 +77,6 @@ export interface RefusedEvent {
 
 /** Events of a {@link TemplateFrame}. */
 export interface TemplateFrameEvents {
-  [name: string]: unknown;
   /** A guest linked: `relinked` is true after a reload. Send your state now. */
   link: { readonly relinked: boolean };
   /** The guest called ready(); queued remix notifications were sent. */

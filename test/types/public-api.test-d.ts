@@ -1,0 +1,56 @@
+// Type tests of the public API (checked by `npm run test:types`, never run).
+// Each @ts-expect-error must stay an error: if the types loosen, tsc fails.
+import { InstantRemixing, PlatformError, getViewingContext, type EditorAttributes, type ErrorCode, type ViewingContext } from 'platform-kit/guest';
+import { RemixSession, TemplateFrame, type PresentControlEvent } from 'platform-kit/host';
+
+declare const frame: TemplateFrame;
+const session = new RemixSession();
+
+// Error codes are a closed set.
+const code: ErrorCode = 'SHARD_FULL';
+// @ts-expect-error not a code
+const notACode: ErrorCode = 'SOMETHING_ELSE';
+new PlatformError('LINK_RESET', 'x');
+// @ts-expect-error codes are checked at construction
+new PlatformError('OOPS', 'x');
+
+// Editor attributes are literal unions.
+const attributes: EditorAttributes = { type: 'instant', mode: 'new' };
+// @ts-expect-error no such editor type
+const badAttributes: EditorAttributes = { type: 'compact', mode: 'new' };
+new RemixSession({ editorAttributes: attributes });
+
+// Without generated types, get() accepts string paths and returns unknown.
+const remix = new InstantRemixing();
+const value: unknown = remix.get(['card', 'title']);
+// @ts-expect-error unknown is not a string until types are generated
+const notYetString: string = remix.get(['card', 'title']);
+// @ts-expect-error a path is an array of strings
+remix.get('card.title');
+// Listener removers are functions.
+const remove: () => void = remix.onValueChanged((path: string[], newValue: unknown) => void [path, newValue]);
+remove();
+remix.onSetRemixing((isRemixing: boolean, editor: EditorAttributes) => void [isRemixing, editor]);
+
+// Contexts are a closed set too.
+const context: ViewingContext = getViewingContext();
+// @ts-expect-error not a context
+const badContext: ViewingContext = 'preview';
+
+// Host events are typed by name.
+session.on('presentcontrol', (event: PresentControlEvent) => void event.path);
+session.on('valuechange', ({ source }) => {
+  const known: 'host' | 'guest' = source;
+  void known;
+});
+// @ts-expect-error no such event
+session.on('valuechanged', () => undefined);
+// Only listener notifications can be queued with notify(); requests go through request().
+void frame.notify('valueChanged', ['card', 'title'], 'x');
+// @ts-expect-error describe is a request, not a notification
+void frame.notify('describe');
+// @ts-expect-error arguments are checked
+void frame.notify('activePathChanged', 42);
+void frame.request('describe');
+
+void [code, notACode, badAttributes, value, notYetString, context, badContext];
