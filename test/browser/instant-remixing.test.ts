@@ -144,6 +144,27 @@ describe('instant remixing across a real cross-origin iframe', () => {
     expect((await harness.probe.command('get', ['card', 'size'])).value).to.equal(20);
   });
 
+  it('removes a listener with the function on…() returned', async () => {
+    harness = open();
+    await harness.probe.waitFor('remixing');
+    harness.session.setValue(['card', 'title'], 'heard');
+    await harness.probe.waitFor('valueChanged');
+    await harness.probe.command('removeValueListener');
+    harness.session.setValue(['card', 'title'], 'not heard');
+    harness.session.setActivePath(['card', 'title']);
+    await harness.probe.waitFor('activePath');
+    expect(harness.probe.of('valueChanged').map((change) => change['value'])).to.deep.equal(['heard']);
+    expect((await harness.probe.command('get', ['card', 'title'])).value).to.equal('not heard');
+  });
+
+  it("lets the host's values win over predefined ones in a remix", async () => {
+    harness = open({}, { values: { metadata: { projectId: 'remix-42' }, serviceMap: { backend: 'https://remix.example' } } });
+    await harness.probe.waitFor('remixing');
+    expect((await harness.probe.command('get', ['metadata', 'projectId'])).value).to.equal('remix-42');
+    expect((await harness.probe.command('get', ['serviceMap', 'backend'])).value).to.equal('https://remix.example');
+    expect((await harness.probe.command('get', ['card', 'title'])).value).to.equal('Hello');
+  });
+
   it('onSetCurrentState warns once and does nothing', async () => {
     harness = open();
     await harness.probe.waitFor('remixing');

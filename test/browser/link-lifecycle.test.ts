@@ -150,6 +150,19 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     for (const { frame } of opened) expect(frame.refusedCount).to.equal(0);
   });
 
+  it('adopts an iframe the page already has, and leaves it in place on destroy()', async () => {
+    const iframe = document.createElement('iframe');
+    document.body.append(iframe);
+    const frame = new TemplateFrame({ src: fixtureUrl('probe'), iframe, allow: 'camera; microphone' });
+    const probe = new Probe(() => iframe.contentWindow);
+    cleanups.push(new RemixSession().attach(frame), () => probe.dispose(), () => iframe.remove());
+    await probe.waitFor('remixing');
+    expect(frame.iframe).to.equal(iframe);
+    expect(iframe.getAttribute('allow')).to.equal('camera; microphone');
+    frame.destroy();
+    expect(iframe.isConnected).to.equal(true);
+  });
+
   it('destroy() releases the port and removes the iframe; calls then fail with LINK_CLOSED', async () => {
     const { frame, probe } = openProbe();
     await probe.waitFor('remixing');

@@ -29,6 +29,12 @@ describe('the package as a consumer imports it', () => {
     assert.equal(typeof guest.getViewingContext, 'function');
     assert.equal(guest.getViewingContext('https://t.example/?context=remix'), 'remix');
     assert.equal(guest.getViewingContext('https://t.example/?context=evil'), 'default');
+    assert.equal(guest.getViewingContext('https://t.example/'), 'default');
+    for (const context of ['about', 'admin', 'remix', 'sticker'] as const) {
+      assert.equal(guest.getViewingContext(guest.withViewingContext('https://t.example/?a=1', context)), context);
+    }
+    assert.equal(guest.isFeedDebug('https://t.example/?feedDebug=true'), true);
+    assert.equal(guest.isFeedDebug('https://t.example/?feedDebug=1'), false);
     const host = await import('platform-kit/host');
     assert.equal(typeof host.TemplateFrame, 'function');
     assert.equal(typeof host.RemixSession, 'function');
