@@ -121,6 +121,17 @@ export interface HostApi {
   createRemix(options: CreateRemixOptions): void;
   /** A touch event inside the template, forwarded after load() so the feed can follow swipes. */
   touch(event: ForwardedTouchEvent): void;
+  /** Platform.identity.getToken(): a short-lived user token for the viewer, issued through the host. */
+  getIdentityToken(): IdentityTokenResult;
+}
+
+/** What Platform.identity.getToken() resolves: the host vouches for the viewer. */
+export interface IdentityTokenResult {
+  /** Short-lived JWT to pass to Platform.dispatch.identify() or a backend. */
+  readonly userToken: string;
+  /** 'admin' for the project's owner. Presumed: a backend must verify the token. */
+  readonly presumedRole: 'admin' | 'user' | 'unknown';
+  readonly presumedAttributes: { readonly username?: string; readonly avatarUrl?: string; readonly [attribute: string]: string | undefined };
 }
 
 /** Options of FeedSdk.createRemix. */
@@ -177,6 +188,7 @@ export const HOST_METHODS = [
   'share',
   'createRemix',
   'touch',
+  'getIdentityToken',
 ] as const satisfies readonly (keyof HostApi)[];
 
 /** Method names the guest serves to the host: nothing else is ever called. */
