@@ -104,6 +104,19 @@ export class GuestLink {
     await (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args);
   }
 
+  /**
+   * Calls the host and returns its answer. Unlike {@link GuestLink.call},
+   * there is no answer to stand in when the page runs standalone: it then
+   * rejects with `NOT_EMBEDDED`.
+   */
+  async request<Name extends keyof HostApi & string>(name: Name, ...args: Parameters<HostApi[Name]>): Promise<Awaited<ReturnType<HostApi[Name]>>> {
+    if (this.#state === 'connecting') await new Promise<void>((resolve) => this.#waiting.push({ resolve }));
+    if (this.#state === 'standalone' || !this.#caller) {
+      throw new PlatformError('NOT_EMBEDDED', `"${name}" needs a host, and this template runs standalone`);
+    }
+    return (await (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args)) as Awaited<ReturnType<HostApi[Name]>>;
+  }
+
   #sendHello(attempt: number): void {
     const hello: HelloMessage = { type: 'platform-kit:hello', version: PROTOCOL_VERSION, helloId: this.#helloId };
     // The one message posted with target '*': the guest cannot know its embedder's origin, and the hello carries nothing secret.
