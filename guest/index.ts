@@ -3,6 +3,7 @@
  * on import. See the README for a short template example.
  */
 export { InstantRemixing, type ActivePathHandler, type RemixingHandler, type ValueChangedHandler } from './instant-remixing.js';
+export { FeedSdk, type CreateRemixOptions, type PlaybackStateHandler } from './feed-sdk.js';
 export { configureGuestLink, type GuestLinkOptions, type GuestLinkState } from './link.js';
 export { defineCustomization, getBuiltCustomization } from './registry.js';
 export { getViewingContext, isFeedDebug, withViewingContext, VIEWING_CONTEXTS, type ViewingContext } from './context.js';
@@ -10,3 +11,5 @@ export type { CustomizationTypes, PredefinedValues, VccValueAt, VccValuePath } f
 export type { EditorAttributes } from '../protocol/link.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
+export { Platform } from './platform.js';
+export { createDispatch, type BrowserDispatch, type BrowserDispatchOptions, type ConnectedClient, type ConnectionInfo, type DispatchConfigurationInput, type DispatchMessageMetadata, type EventPayload, type MessageHandlerCallback, type ShardInfo } from './dispatch/index.js';

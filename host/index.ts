@@ -17,3 +17,58 @@ export type { ControlPosition, EditorAttributes, ValueOverrides } from '../proto
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { defineHostElements } from './elements.js';
+// The editor (issue 3): <platform-editor>, its controls, drafts, placement and history.
+export {
+  PlatformEditor,
+  type EditorControlDetail,
+  type EditorErrorDetail,
+  type EditorReadyDetail,
+  type EditorRemixingDetail,
+  type EditorValueChangeDetail,
+} from './editor/platform-editor.js';
+export type { SessionStart, RefusedDraftValue } from './editor/session-controller.js';
+export {
+  VccControl,
+  CONTROL_CHANGE_EVENT,
+  CONTROL_COMMIT_EVENT,
+  CONTROL_ERROR_EVENT,
+  type ControlChangeDetail,
+  type ControlCommitDetail,
+  type ControlErrorDetail,
+  type ControlServices,
+  type StoreSecretFunction,
+  type StoreSecretOptions,
+  type UploadFunction,
+  type UploadOptions,
+} from './editor/controls/control-base.js';
+export { CONTROL_TAGS, renderControl, type ControlSpec } from './editor/controls/render-control.js';
+export { TextControl } from './editor/controls/text-control.js';
+export { TextareaControl } from './editor/controls/textarea-control.js';
+export { RangeControl } from './editor/controls/range-control.js';
+export { BooleanControl } from './editor/controls/boolean-control.js';
+export { ColorControl } from './editor/controls/color-control.js';
+export { SelectControl } from './editor/controls/select-control.js';
+export { MediaControl, ImageControl, SoundControl, VideoControl, FileControl, fileMatchesAccept } from './editor/controls/media-control.js';
+export { SecretControl } from './editor/controls/secret-control.js';
+export { ArrayControl } from './editor/controls/array-control.js';
+export { ObjectControl } from './editor/controls/object-control.js';
+export { JsonControl } from './editor/controls/json-control.js';
+export { listDrafts, loadDraft, saveDraft, discardDraft, DraftSaver, type Draft, type DraftSaverOptions, type DraftSummary } from './editor/drafts.js';
+export { placeOverlay, templateToViewport, type Placement, type PlacementInput } from './editor/overlay-position.js';
+export { EditHistory, type EditHistoryOptions, type HistoryEntry } from './editor/history.js';
+// The feed (issue 4): <platform-feed> over FeedController, items, feedDebug and viewing contexts.
+export {
+  FeedController,
+  type FeedControllerEvents,
+  type FeedControllerOptions,
+  type FeedItemStatus,
+  type FeedLoader,
+  type FeedLoadRequest,
+  type FeedShareData,
+  type RateLimit,
+  type SkipReason,
+} from './feed/feed-controller.js';
+export { PlatformFeed, PLATFORM_FEED_EVENTS } from './feed/platform-feed.js';
+export { checkFeedUrl, feedDebugItems, feedItemSrc, FEED_DEBUG_REPEAT, type FeedItem } from './feed/feed-items.js';
+export { getViewingContext, isFeedDebug, withViewingContext, VIEWING_CONTEXTS, type ViewingContext } from '../guest/context.js';
+export { createIdentityHandler, type IdentityHandlerOptions } from './identity.js';

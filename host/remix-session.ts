@@ -64,6 +64,8 @@ export interface RemixSessionEvents {
   activepathchange: { readonly path: readonly string[] | null };
   remixingchange: { readonly isRemixing: boolean; readonly editorAttributes: EditorAttributes };
   presentcontrol: PresentControlEvent;
+  /** The user pressed a pointer inside the template at this position (template CSS pixels). */
+  pointer: ControlPosition;
   customization: BuiltCustomization;
   finish: undefined;
   /** A value from the guest was refused; the last good value stays. */
@@ -230,6 +232,8 @@ export class RemixSession {
       reportPointer: (position) => {
         if (!isControlPosition(position)) throw new PlatformError('INVALID_ARGUMENT', 'a pointer position must be {x, y}');
         this.#lastPointer = { x: position.x, y: position.y };
+        // The editor closes an open control when the user clicks elsewhere, also inside the template.
+        this.#events.emit('pointer', this.#lastPointer);
       },
     });
     const sendState = (): void => {

@@ -1,0 +1,100 @@
+/**
+ * Event latency between two browser members (one-way, one page, sequential),
+ * median and p99, in the same page and run as its baselines:
+ * - ours over the mesh against a raw RTCDataChannel pair (target ≤ 1.3×),
+ * - ours over the relay against a raw WebSocket forwarder (target ≤ 1.3×),
+ * - ours over the relay against Socket.IO room broadcast (target: faster).
+ * The page is bench/dispatch-latency.html; the servers run in this process.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server as SocketIoServer } from 'socket.io';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { createSignalingServer } from '../signaling/server.js';
+import { ms, ratio, stats, table, type BenchContext, type BenchOutcome, type TargetCheck } from './support/bench.js';
+
+export const description = 'Dispatch event latency between two browser members: mesh vs raw RTCDataChannel, relay vs raw WebSocket, vs Socket.IO.';
+
+const MAX_RATIO = 1.3;
+
+export async function run(context: BenchContext): Promise<BenchOutcome> {
+  const signaling = createSignalingServer({ port: 0, host: '127.0.0.1', projects: { bench: 'bench-token' }, limits: { maxEventsPerSecond: 100_000 } });
+  await signaling.ready;
+  // The raw baseline of the relay: a server that forwards each frame to the other sockets, nothing else.
+  const rawHttp = createServer();
+  const raw = new WebSocketServer({ server: rawHttp, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
+  raw.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('message', (data, isBinary) => {
+      for (const other of sockets) if (other !== socket) other.send(data, { binary: isBinary });
+    });
+  });
+  await new Promise<void>((resolve) => rawHttp.listen(0, '127.0.0.1', resolve));
+  const sioHttp = createServer();
+  const sio = new SocketIoServer(sioHttp, { cors: { origin: '*' }, perMessageDeflate: false });
+  sio.on('connection', (socket) => {
+    socket.on('join', (room: string, done: () => void) => {
+      void socket.join(room);
+      done();
+    });
+    socket.on('m', (data: unknown) => socket.to('room').emit('m', data));
+  });
+  await new Promise<void>((resolve) => sioHttp.listen(0, '127.0.0.1', resolve));
+
+  const server = await context.server();
+  const browser = await context.browser();
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  try {
+    const url = new URL('/bench/dispatch-latency.html', server.hostOrigin);
+    url.searchParams.set('signaling', signaling.url);
+    url.searchParams.set('rawWs', `ws://127.0.0.1:${(rawHttp.address() as AddressInfo).port}`);
+    url.searchParams.set('sio', `http://127.0.0.1:${(sioHttp.address() as AddressInfo).port}`);
+    url.searchParams.set('samples', String(Math.min(context.options.samples, 3_000)));
+    url.searchParams.set('warmup', String(Math.min(context.options.warmup, 500)));
+    url.searchParams.set('rounds', String(context.options.rounds));
+    await page.goto(url.toString());
+    page.setDefaultTimeout(10 * 60_000);
+    await page.waitForFunction(() => window.__dispatchResults !== undefined);
+    const results = await page.evaluate(() => window.__dispatchResults!);
+    if (results.error) throw new Error(`bench page: ${results.error}`);
+    const by = new Map(results.scenarios.map((scenario) => [scenario.id, stats(scenario.samples)]));
+    const get = (id: string) => {
+      const found = by.get(id);
+      if (!found || found.count === 0) throw new Error(`no samples for ${id}`);
+      return found;
+    };
+    context.log(`Chromium ${browser.version()}; one-way latency in ms, sequential, ${results.scenarios[0]?.samples.length ?? 0} samples per scenario.\n`);
+    context.log(
+      table(
+        ['scenario', 'n', 'median', 'p90', 'p99', 'mean', 'min', 'max'],
+        [...by].map(([id, s]) => [id, String(s.count), ms(s.median), ms(s.p90), ms(s.p99), ms(s.mean), ms(s.min), ms(s.max)]),
+      ),
+    );
+    const mesh = get('ours-mesh');
+    const dc = get('raw-datachannel');
+    const relay = get('ours-relay');
+    const ws = get('raw-ws-forward');
+    const io = get('socket.io-room');
+    const targets: TargetCheck[] = [
+      { name: `mesh median ≤ ${MAX_RATIO}× raw RTCDataChannel`, pass: mesh.median <= MAX_RATIO * dc.median, detail: `${ms(mesh.median)} vs ${ms(dc.median)} ms = ${ratio(mesh.median / dc.median)}` },
+      { name: `mesh p99 ≤ ${MAX_RATIO}× raw RTCDataChannel`, pass: mesh.p99 <= MAX_RATIO * dc.p99, detail: `${ms(mesh.p99)} vs ${ms(dc.p99)} ms = ${ratio(mesh.p99 / dc.p99)}` },
+      { name: `relay median ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.median <= MAX_RATIO * ws.median, detail: `${ms(relay.median)} vs ${ms(ws.median)} ms = ${ratio(relay.median / ws.median)}` },
+      { name: `relay p99 ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.p99 <= MAX_RATIO * ws.p99, detail: `${ms(relay.p99)} vs ${ms(ws.p99)} ms = ${ratio(relay.p99 / ws.p99)}` },
+      { name: 'relay faster than Socket.IO room broadcast (median)', pass: relay.median < io.median, detail: `${ms(relay.median)} vs ${ms(io.median)} ms` },
+      { name: 'mesh faster than Socket.IO room broadcast (median)', pass: mesh.median < io.median, detail: `${ms(mesh.median)} vs ${ms(io.median)} ms` },
+    ];
+    return { targets };
+  } finally {
+    for (const problem of problems) context.log(`[page error] ${problem}`);
+    await page.close();
+    await signaling.close();
+    raw.close();
+    for (const socket of sockets) socket.terminate();
+    rawHttp.close();
+    await new Promise<void>((resolve) => void sio.close(() => resolve()));
+  }
+}

@@ -1,0 +1,125 @@
+// One-way event latency between two members in one page (one clock, so no
+// sync error in the figures), sequential sends, scenarios interleaved in
+// rounds: ours over the mesh and over the relay, a raw RTCDataChannel pair,
+// a raw WebSocket forwarder, and Socket.IO room broadcast.
+import type { Peer } from 'peerjs';
+import type { io as ioType } from 'socket.io-client';
+import { createDispatch } from '../../guest/dispatch/index.js';
+
+declare global {
+  interface Window {
+    __dispatchResults?: { scenarios: { id: string; samples: number[] }[]; error?: string };
+    peerjs?: { Peer: typeof Peer };
+  }
+}
+
+const params = new URLSearchParams(location.search);
+const signaling = params.get('signaling')!;
+const rawWs = params.get('rawWs')!;
+const sio = params.get('sio')!;
+const samples = Number(params.get('samples') ?? 2000);
+const warmup = Number(params.get('warmup') ?? 300);
+const rounds = Number(params.get('rounds') ?? 5);
+const payload = { text: 'x'.repeat(48) };
+
+type Scenario = { id: string; send: (i: number) => void; arrive: { resolve: (() => void) | null } };
+
+function loadPeerJs(): Promise<typeof Peer> {
+  return new Promise((resolve, reject) => {
+    if (window.peerjs) return resolve(window.peerjs.Peer);
+    const script = document.createElement('script');
+    script.src = '/node_modules/peerjs/dist/peerjs.min.js';
+    script.onload = () => resolve(window.peerjs!.Peer);
+    script.onerror = reject;
+    document.head.append(script);
+  });
+}
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const end = performance.now() + 20_000;
+  while (!condition()) {
+    if (performance.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function dispatchPair(id: string, mesh: boolean): Promise<Scenario> {
+  const shardName = `${id}-${Math.random().toString(36).slice(2, 8)}`;
+  const a = createDispatch({ url: signaling, projectId: 'bench', mesh, loadPeerJs });
+  const b = createDispatch({ url: signaling, projectId: 'bench', mesh, loadPeerJs });
+  await a.connect({ shardName });
+  const infoB = await b.connect({ shardName });
+  const scenario: Scenario = { id, arrive: { resolve: null }, send: (i) => void a.emitEvent('m', { ...payload, i }) };
+  b.on('m', () => scenario.arrive.resolve?.());
+  if (mesh) await waitFor(() => a.session?.paths()[infoB.clientId] === 'peer' && b.session?.paths()[a.connectionInfo!.clientId] === 'peer', 'mesh open');
+  return scenario;
+}
+
+async function rawDataChannel(): Promise<Scenario> {
+  const left = new RTCPeerConnection();
+  const right = new RTCPeerConnection();
+  left.onicecandidate = (event) => event.candidate && void right.addIceCandidate(event.candidate);
+  right.onicecandidate = (event) => event.candidate && void left.addIceCandidate(event.candidate);
+  const channel = left.createDataChannel('raw', { ordered: true });
+  const scenario: Scenario = { id: 'raw-datachannel', arrive: { resolve: null }, send: (i) => channel.send(JSON.stringify({ type: 'event', prev: i, seq: i + 1, name: 'm', payload, ts: 0 })) };
+  right.ondatachannel = (event) => {
+    event.channel.onmessage = (message) => {
+      JSON.parse(message.data as string); // the receiver parses, as ours does
+      scenario.arrive.resolve?.();
+    };
+  };
+  await left.setLocalDescription(await left.createOffer());
+  await right.setRemoteDescription(left.localDescription!);
+  await right.setLocalDescription(await right.createAnswer());
+  await left.setRemoteDescription(right.localDescription!);
+  await waitFor(() => channel.readyState === 'open', 'raw channel open');
+  return scenario;
+}
+
+async function rawWebSocket(): Promise<Scenario> {
+  const a = new WebSocket(rawWs);
+  const b = new WebSocket(rawWs);
+  const scenario: Scenario = { id: 'raw-ws-forward', arrive: { resolve: null }, send: (i) => a.send(JSON.stringify({ type: 'emit', seq: i + 1, name: 'm', payload, ts: 0 })) };
+  b.onmessage = (message) => {
+    JSON.parse(message.data as string);
+    scenario.arrive.resolve?.();
+  };
+  await waitFor(() => a.readyState === 1 && b.readyState === 1, 'raw ws open');
+  return scenario;
+}
+
+async function socketIo(): Promise<Scenario> {
+  const { io } = (await import(/* @vite-ignore */ '/node_modules/socket.io-client/dist/socket.io.esm.min.js' as string)) as { io: typeof ioType };
+  const a = io(sio, { transports: ['websocket'] });
+  const b = io(sio, { transports: ['websocket'] });
+  const scenario: Scenario = { id: 'socket.io-room', arrive: { resolve: null }, send: (i) => a.emit('m', { ...payload, i }) };
+  b.on('m', () => scenario.arrive.resolve?.());
+  await waitFor(() => a.connected && b.connected, 'socket.io connected');
+  await new Promise<void>((resolve) => a.emit('join', 'room', () => resolve()));
+  await new Promise<void>((resolve) => b.emit('join', 'room', () => resolve()));
+  return scenario;
+}
+
+async function measure(scenario: Scenario, count: number, into: number[] | null): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const arrived = new Promise<void>((resolve) => (scenario.arrive.resolve = resolve));
+    const start = performance.now();
+    scenario.send(i);
+    await arrived;
+    into?.push(performance.now() - start);
+  }
+}
+
+async function main(): Promise<void> {
+  const scenarios = [await dispatchPair('ours-mesh', true), await rawDataChannel(), await dispatchPair('ours-relay', false), await rawWebSocket(), await socketIo()];
+  const results = new Map(scenarios.map((scenario) => [scenario.id, [] as number[]]));
+  for (const scenario of scenarios) await measure(scenario, warmup, null);
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of scenarios) await measure(scenario, Math.floor(samples / rounds), results.get(scenario.id)!);
+  }
+  window.__dispatchResults = { scenarios: [...results].map(([id, list]) => ({ id, samples: list })) };
+}
+
+main().catch((error: unknown) => {
+  window.__dispatchResults = { scenarios: [], error: String(error) };
+});

@@ -1,0 +1,207 @@
+/**
+ * `Platform.dispatch`: the browser client of a shard. Events between browser
+ * members travel over a WebRTC mesh (peerjs) and through the server's relay
+ * otherwise; the API and the guarantees are the same either way (see
+ * session.ts).
+ */
+import { getBuiltCustomization } from '../registry.js';
+import { PlatformError } from '../../protocol/errors.js';
+import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
+import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
+import {
+  DispatchSession,
+  type ConnectedClientsChangedHandlerCallback,
+  type ConnectionInfo,
+  type DispatchConfigurationInput,
+  type DispatchErrorCallback,
+  type MessageHandlerCallback,
+  type SocketLike,
+} from './session.js';
+
+/** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
+export interface BrowserDispatchOptions extends PeerTransportOptions {
+  /**
+   * The signaling server (`http(s)://` or `ws(s)://`). Default: the page's own
+   * host (`wss://HOST/dispatch`), as when the host serves the server too.
+   */
+  readonly url?: string;
+  /** The project; `setProjectId` does the same. Default: the built customization's `metadata.projectId`. */
+  readonly projectId?: string;
+  /** Use the WebRTC mesh. Default true; false relays every event. */
+  readonly mesh?: boolean;
+  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000. */
+  readonly maxQueuedEvents?: number;
+  /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
+  readonly reconnectInitialDelayMs?: number;
+  /** Test hook: skews this client's clock to show that clock sync cancels it. */
+  readonly clockSkewMs?: number;
+}
+
+function defaultUrl(): string {
+  if (typeof location === 'undefined') throw new PlatformError('INVALID_CONFIG', 'no page location: configure({ url }) first');
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${CONTROL_PATH}`;
+}
+
+function controlUrl(base: string): string {
+  const url = new URL(base, typeof location === 'undefined' ? undefined : location.href);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (!url.pathname.endsWith(CONTROL_PATH)) url.pathname = url.pathname.replace(/\/$/, '') + CONTROL_PATH;
+  url.search = '';
+  return url.href;
+}
+
+function builtProjectId(): string | undefined {
+  const values = getBuiltCustomization().values as { metadata?: { projectId?: unknown } } | undefined;
+  const id = values?.metadata?.projectId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The browser Dispatch. `Platform.dispatch` is one of these; tests may make more with {@link createDispatch}. */
+export class BrowserDispatch {
+  #options: BrowserDispatchOptions = {};
+  #projectId: string | undefined;
+  #session: DispatchSession | null = null;
+  readonly #listeners: { event: [string, MessageHandlerCallback][]; presence: ConnectedClientsChangedHandlerCallback[]; error: DispatchErrorCallback[] } = {
+    event: [],
+    presence: [],
+    error: [],
+  };
+  #userInfo: EventPayload | undefined;
+  /** Listeners added before the session existed learn their real unsubscribe function here. */
+  readonly #pendingAttach: ((session: DispatchSession) => void)[] = [];
+  readonly #pendingDetach = new Map<[string, MessageHandlerCallback], (off: () => void) => void>();
+
+  /** Sets options (server URL, mesh, test hooks). Takes effect at the next `connect()`. */
+  configure(options: BrowserDispatchOptions): void {
+    this.#options = { ...this.#options, ...options };
+  }
+
+  /** Sets the project id (spec: setProjectId). Takes effect at the next `connect()`. */
+  setProjectId(projectId: string): void {
+    if (typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) throw new PlatformError('INVALID_ARGUMENT', 'not a project id');
+    this.#projectId = projectId;
+  }
+
+  /** Connects to a shard; a second call returns the same connection. */
+  connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
+    return this.#ensureSession().connect(config);
+  }
+
+  /** Leaves the shard and ends peer connections, sockets and timers. Idempotent. */
+  async disconnect(): Promise<void> {
+    await this.#session?.disconnect();
+  }
+
+  /** Emits an event to the recipients (client ids or user ids), or to every other member (never to the sender). */
+  emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
+    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
+    return this.#session.emitEvent(eventName, payload, recipients);
+  }
+
+  /** Identifies this client with a user token (`INVALID_TOKEN`, `TOKEN_EXPIRED`: still connected, unidentified). */
+  identify(authToken: string): Promise<void> {
+    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
+    return this.#session.identify(authToken);
+  }
+
+  /** The project's active shards. */
+  info(): Promise<ShardInfo[]> {
+    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
+    return this.#session.info();
+  }
+
+  /** Listens to an event; returns the unsubscribe function. */
+  on(eventName: string, callback: MessageHandlerCallback): () => void {
+    if (this.#session) return this.#session.on(eventName, callback);
+    // Before the first connect: remembered and attached when the session is made.
+    const entry: [string, MessageHandlerCallback] = [eventName, callback];
+    this.#listeners.event.push(entry);
+    let detach: (() => void) | null = null;
+    this.#pendingDetach.set(entry, (off) => (detach = off));
+    return () => {
+      this.#listeners.event = this.#listeners.event.filter((item) => item !== entry);
+      this.#pendingDetach.delete(entry);
+      (detach as (() => void) | null)?.();
+    };
+  }
+
+  /** Listens to the shard's presence list (the whole list on every change); returns the unsubscribe function. */
+  onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
+    return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback));
+  }
+
+  /** Listens to errors no promise carries (a refused relayed event, a reconnection given up, a bad token at connect). */
+  onError(callback: DispatchErrorCallback): () => void {
+    return this.#subscribe('error', callback, (session) => session.onError(callback));
+  }
+
+  /** Sets this client's user info (JSON, at most 4 KB), seen by every member's presence listener. */
+  setUserInfo(userInfo: EventPayload): Promise<void> {
+    this.#userInfo = userInfo;
+    return this.#session ? this.#session.setUserInfo(userInfo) : Promise.resolve();
+  }
+
+  /** The current connection, or null. */
+  get connectionInfo(): ConnectionInfo | null {
+    return this.#session?.connectionInfo ?? null;
+  }
+
+  /** The session underneath (diagnostics and tests: paths(), dropSocketForTest()). */
+  get session(): DispatchSession | null {
+    return this.#session;
+  }
+
+  #subscribe<K extends 'presence' | 'error'>(
+    kind: K,
+    callback: K extends 'presence' ? ConnectedClientsChangedHandlerCallback : DispatchErrorCallback,
+    attach: (session: DispatchSession) => () => void,
+  ): () => void {
+    if (this.#session) return attach(this.#session);
+    const list = this.#listeners[kind] as unknown[];
+    list.push(callback);
+    let detach: (() => void) | null = null;
+    this.#pendingAttach.push((session) => {
+      if (list.includes(callback)) detach = attach(session);
+    });
+    return () => {
+      const index = list.indexOf(callback);
+      if (index >= 0) list.splice(index, 1);
+      (detach as (() => void) | null)?.();
+    };
+  }
+
+  #ensureSession(): DispatchSession {
+    if (this.#session && this.#session.state !== 'closed' && this.#session.state !== 'idle') return this.#session;
+    if (this.#session) return this.#session;
+    const projectId = this.#projectId ?? this.#options.projectId ?? builtProjectId();
+    if (!projectId) throw new PlatformError('INVALID_CONFIG', 'no project id: call setProjectId() first');
+    const options = this.#options;
+    const session = new DispatchSession({
+      url: controlUrl(options.url ?? defaultUrl()),
+      projectId,
+      kind: 'browser',
+      createSocket: (target) => new WebSocket(target) as unknown as SocketLike,
+      ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
+      ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
+      ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),
+      ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
+    });
+    for (const entry of this.#listeners.event) this.#pendingDetach.get(entry)?.(session.on(entry[0], entry[1]));
+    this.#pendingDetach.clear();
+    for (const attach of this.#pendingAttach.splice(0)) attach(session);
+    this.#listeners.event = [];
+    this.#listeners.presence = [];
+    this.#listeners.error = [];
+    if (this.#userInfo) void session.setUserInfo(this.#userInfo);
+    this.#session = session;
+    return session;
+  }
+}
+
+/** A new, independent browser client (tests, or a page that is several members at once). */
+export function createDispatch(options: BrowserDispatchOptions = {}): BrowserDispatch {
+  const dispatch = new BrowserDispatch();
+  dispatch.configure(options);
+  return dispatch;
+}

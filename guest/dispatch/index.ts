@@ -1,0 +1,12 @@
+/** The browser Dispatch client and its parts. */
+export { BrowserDispatch, createDispatch, type BrowserDispatchOptions } from './dispatch.js';
+export { peerConnectionsCreated, type PeerTransportOptions } from './peer-transport.js';
+export type {
+  ConnectedClientsChangedHandlerCallback,
+  ConnectionInfo,
+  DispatchConfigurationInput,
+  DispatchErrorCallback,
+  DispatchMessageMetadata,
+  MessageHandlerCallback,
+} from './session.js';
+export type { ConnectedClient, EventPayload, ShardInfo } from '../../protocol/signaling.js';

@@ -1,0 +1,267 @@
+/**
+ * The mesh path: one ordered, reliable WebRTC data channel per pair of
+ * browser members, through peerjs and the server's PeerJS signaling.
+ *
+ * - Who calls whom: the member with the smaller peer id opens the connection
+ *   and the other waits for it. Both read the same presence list, so exactly
+ *   one offer is made per pair and offers never cross (no glare to resolve).
+ * - Failure: a pair that is not open within `p2pTimeoutMs` (default 10 s),
+ *   or whose ICE state turns `failed`, or whose channel closes, stays on the
+ *   relay. The session relays to a member until its channel is open, so the
+ *   application sees no gap either way.
+ * - Mesh size: above `meshMaxMembers` browser members the transport closes
+ *   its connections and everything goes through the relay, so no page holds
+ *   99 peer connections.
+ * - Chrome lets a page create 500 RTCPeerConnections in its lifetime; a
+ *   page-wide budget (default 400, shared by every client in the page) keeps
+ *   churn from reaching that. When it is spent, the page leaves the mesh (its
+ *   peer socket closes, so nobody's offer makes it create more) and relays.
+ * - peerjs is loaded on first use (dynamic import): a template that never
+ *   meshes never downloads it.
+ */
+import type { DataConnection, Peer } from 'peerjs';
+import { PEERJS_KEY, PEERJS_PATH, type MemberWire } from '../../protocol/signaling.js';
+import type { OutgoingEvent, PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
+
+/** Options of the mesh. */
+export interface PeerTransportOptions {
+  /** A pair not open within this falls back to the relay. Default 10,000 ms. */
+  readonly p2pTimeoutMs?: number;
+  /** ICE servers (STUN/TURN). Default: Google's public STUN server. */
+  readonly iceServers?: readonly RTCIceServer[];
+  /** RTCPeerConnections this page may create in its lifetime (Chrome's limit is 500). Default 400. */
+  readonly peerConnectionBudget?: number;
+  /** Lowers the server's mesh size for this client (never raises it). */
+  readonly meshMaxMembers?: number;
+  /**
+   * Test hook: gather no ICE candidates (relay-only policy with no TURN server), so every pair
+   * of this client fails ICE and falls back to the relay. Only for tests of that path.
+   */
+  readonly blockIceCandidates?: boolean;
+  /**
+   * Loads peerjs's `Peer` class. Default: `import('peerjs')` (bundlers resolve it). Give one to
+   * load peerjs's prebuilt browser bundle instead, e.g. where no bundler handles its CommonJS deps.
+   */
+  readonly loadPeerJs?: () => Promise<typeof Peer>;
+}
+
+const BUDGET_KEY = Symbol.for('platform-kit.rtc-peer-connections');
+
+/** RTCPeerConnections made by Platform Kit in this page so far (shared across copies of the library). */
+export function peerConnectionsCreated(): number {
+  return (globalThis as { [BUDGET_KEY]?: number })[BUDGET_KEY] ?? 0;
+}
+function spendPeerConnection(): void {
+  const holder = globalThis as { [BUDGET_KEY]?: number };
+  holder[BUDGET_KEY] = (holder[BUDGET_KEY] ?? 0) + 1;
+}
+
+interface Link {
+  readonly clientId: string;
+  readonly peerId: string;
+  state: 'connecting' | 'open' | 'failed';
+  connection: DataConnection | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** Makes the factory the session calls once it has a peer id. */
+export function peerTransport(options: PeerTransportOptions = {}): PeerTransportFactory {
+  return (init, host) => new MeshTransport(init, host, options);
+}
+
+class MeshTransport implements PeerTransport {
+  readonly #init: PeerTransportInit;
+  readonly #host: PeerTransportHost;
+  readonly #options: PeerTransportOptions;
+  readonly #links = new Map<string, Link>();
+  readonly #byPeer = new Map<string, string>();
+  #peer: Peer | null = null;
+  #open = false;
+  #closed = false;
+  #members: readonly MemberWire[] = [];
+  #self = '';
+
+  constructor(init: PeerTransportInit, host: PeerTransportHost, options: PeerTransportOptions) {
+    this.#init = init;
+    this.#host = host;
+    this.#options = options;
+    void this.#start();
+  }
+
+  async #start(): Promise<void> {
+    let PeerClass: typeof Peer;
+    try {
+      PeerClass = this.#options.loadPeerJs ? await this.#options.loadPeerJs() : (await import('peerjs')).Peer;
+    } catch (error) {
+      console.warn('platform-kit: peerjs could not be loaded; every event goes through the relay', error);
+      return;
+    }
+    if (this.#closed || this.#budgetSpent()) return;
+    const url = new URL(this.#init.url);
+    const secure = url.protocol === 'wss:';
+    const config: RTCConfiguration = this.#options.blockIceCandidates
+      ? { iceServers: [], iceTransportPolicy: 'relay' }
+      : { iceServers: [...(this.#options.iceServers ?? [{ urls: 'stun:stun.l.google.com:19302' }])] };
+    const peer = new PeerClass(this.#init.peerId, {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : secure ? 443 : 80,
+      path: PEERJS_PATH,
+      key: PEERJS_KEY,
+      // The token the server bound to our peer id; it travels in the peer socket's URL as peerjs
+      // requires. It is a per-connection secret, not the project token.
+      token: this.#init.peerToken,
+      secure,
+      config,
+      debug: 0,
+    });
+    this.#peer = peer;
+    peer.on('open', () => {
+      this.#open = true;
+      this.#reconcile();
+    });
+    peer.on('connection', (connection) => this.#accept(connection));
+    peer.on('disconnected', () => {
+      // The peer socket dropped; open channels keep working. Reconnect for new pairs.
+      if (!this.#closed && !peer.destroyed) setTimeout(() => !this.#closed && !peer.destroyed && peer.reconnect(), 1_000);
+    });
+    peer.on('error', (error) => {
+      // Per-pair failures also end in a close or the timeout; these are the transport-wide ones.
+      if (error.type === 'unavailable-id' || error.type === 'invalid-id' || error.type === 'browser-incompatible' || error.type === 'ssl-unavailable') {
+        this.close();
+      }
+    });
+  }
+
+  reaches(clientId: string): boolean {
+    return this.#links.get(clientId)?.state === 'open';
+  }
+
+  send(event: OutgoingEvent, recipients: readonly string[] | null): void {
+    // Serialized once; each channel gets its own `prev` spliced in front.
+    const body = JSON.stringify({ seq: event.seq, name: event.name, payload: event.payload, ts: event.ts });
+    const tail = body.slice(1);
+    for (const clientId of recipients ?? this.#links.keys()) {
+      const link = this.#links.get(clientId);
+      if (link?.state !== 'open' || !link.connection) continue;
+      void link.connection.send(`{"type":"event","prev":${event.prevFor(clientId)},${tail}`);
+    }
+  }
+
+  setMembers(members: readonly MemberWire[], selfClientId: string): void {
+    this.#members = members;
+    this.#self = selfClientId;
+    this.#reconcile();
+  }
+
+  paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
+    const result: Record<string, 'peer' | 'connecting' | 'relay'> = {};
+    for (const link of this.#links.values()) result[link.clientId] = link.state === 'open' ? 'peer' : link.state === 'connecting' ? 'connecting' : 'relay';
+    return result;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const link of this.#links.values()) this.#drop(link);
+    this.#links.clear();
+    this.#byPeer.clear();
+    this.#peer?.destroy();
+    this.#peer = null;
+  }
+
+  #meshSize(): number {
+    return Math.min(this.#init.meshMaxMembers, this.#options.meshMaxMembers ?? Number.POSITIVE_INFINITY);
+  }
+
+  #budgetSpent(): boolean {
+    return peerConnectionsCreated() >= (this.#options.peerConnectionBudget ?? 400);
+  }
+
+  #reconcile(): void {
+    if (this.#closed) return;
+    const browsers = this.#members.filter((member) => member.peerId !== null);
+    const wanted = browsers.length <= this.#meshSize() ? browsers.filter((member) => member.clientId !== this.#self) : [];
+    const wantedIds = new Set(wanted.map((member) => member.clientId));
+    for (const link of [...this.#links.values()]) {
+      const member = wanted.find((m) => m.clientId === link.clientId);
+      if (!wantedIds.has(link.clientId) || member?.peerId !== link.peerId) {
+        this.#drop(link);
+        this.#links.delete(link.clientId);
+        this.#byPeer.delete(link.peerId);
+      }
+    }
+    if (!this.#open || !this.#peer) return;
+    for (const member of wanted) {
+      if (this.#links.has(member.clientId) || member.peerId === null) continue;
+      const link: Link = { clientId: member.clientId, peerId: member.peerId, state: 'connecting', connection: null, timer: undefined };
+      this.#links.set(member.clientId, link);
+      this.#byPeer.set(member.peerId, member.clientId);
+      link.timer = setTimeout(() => this.#fail(link), this.#options.p2pTimeoutMs ?? 10_000);
+      if (this.#init.peerId < member.peerId) {
+        if (this.#budgetSpent()) {
+          this.#leaveMesh();
+          return;
+        }
+        spendPeerConnection();
+        this.#bind(link, this.#peer.connect(member.peerId, { reliable: true, serialization: 'raw' }));
+      }
+    }
+  }
+
+  #accept(connection: DataConnection): void {
+    const clientId = this.#byPeer.get(connection.peer);
+    const link = clientId === undefined ? undefined : this.#links.get(clientId);
+    // Only a current member we wait for may call; the server already keeps strangers out.
+    if (!link || link.state !== 'connecting' || link.connection || this.#init.peerId < link.peerId) {
+      connection.close();
+      return;
+    }
+    spendPeerConnection();
+    this.#bind(link, connection);
+    if (this.#budgetSpent()) this.#leaveMesh();
+  }
+
+  #bind(link: Link, connection: DataConnection): void {
+    link.connection = connection;
+    connection.on('open', () => {
+      if (link.connection !== connection || link.state !== 'connecting') return;
+      clearTimeout(link.timer);
+      link.state = 'open';
+    });
+    connection.on('data', (data) => {
+      if (link.connection === connection && typeof data === 'string') this.#host.onFrame(link.clientId, data);
+    });
+    connection.on('close', () => {
+      if (link.connection === connection) this.#fail(link);
+    });
+    connection.on('error', () => {
+      if (link.connection === connection) this.#fail(link);
+    });
+    connection.on('iceStateChanged', (state) => {
+      if (state === 'failed' && link.connection === connection) this.#fail(link);
+    });
+  }
+
+  /** The pair stays on the relay from now on (until the member leaves and comes back). */
+  #fail(link: Link): void {
+    if (link.state === 'failed') return;
+    link.state = 'failed';
+    this.#drop(link);
+  }
+
+  #drop(link: Link): void {
+    clearTimeout(link.timer);
+    const connection = link.connection;
+    link.connection = null;
+    if (link.state !== 'failed') link.state = 'failed';
+    connection?.close();
+  }
+
+  /** Budget spent: open pairs keep working; no new pair is made, and nobody can offer one to us. */
+  #leaveMesh(): void {
+    const peer = this.#peer;
+    for (const link of this.#links.values()) if (link.state === 'connecting' && !link.connection) this.#fail(link);
+    if (peer && !peer.disconnected) peer.disconnect();
+    this.#open = false;
+  }
+}

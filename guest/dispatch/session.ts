@@ -1,0 +1,747 @@
+/**
+ * One Dispatch client's connection to the signaling server, shared by the
+ * browser client (Platform.dispatch) and the Node backend client
+ * (PlatformBackend.Dispatch): join, presence, identity, clock sync,
+ * heartbeats, reconnection with resume, the offline queue, and delivery with
+ * per-sender order and no duplicates over either data path.
+ *
+ * Guarantees, written down:
+ * - Per-sender order, no duplicates: every event carries the sender's seq;
+ *   a receiver drops a seq it has delivered, and holds a mesh frame back until
+ *   the event sent before it to this receiver (its `prev`) was delivered.
+ * - Delivery: to the listed recipients (client ids or verified user ids), or
+ *   to every other member. A sender never receives its own event.
+ * - Offline: while the control socket is down (reconnecting), events wait in
+ *   a bounded queue (`QUEUE_FULL` beyond it) and leave exactly once, in order,
+ *   when the client is back.
+ */
+import { assertPlainData } from '../../protocol/data.js';
+import { deserializeError, isPlatformError, PlatformError, type ErrorCode } from '../../protocol/errors.js';
+import {
+  DEFAULT_MAX_EVENTS_PER_SECOND,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  isEventName,
+  isShardName,
+  MAX_RECIPIENTS,
+  MAX_USER_INFO_BYTES,
+  parseJsonObject,
+  parsePeerFrame,
+  parseServerMessage,
+  preciseNow,
+  SIGNALING_VERSION,
+  type ConnectedClient,
+  type EventPayload,
+  type JoinMessage,
+  type JoinedMessage,
+  type MemberWire,
+  type ServerMessage,
+  type ShardInfo,
+  type WireLimits,
+} from '../../protocol/signaling.js';
+import { RelayTransport } from './relay-transport.js';
+import type { OutgoingEvent, PeerTransport, PeerTransportFactory } from './transport.js';
+
+/** What `connect` returns (spec: ConnectionInfo). */
+export interface ConnectionInfo {
+  /** Id of this client in its shard. */
+  readonly clientId: string;
+  /** The shard this client is in. */
+  readonly shardName: string;
+}
+
+/** The argument of `connect` (spec: DispatchConfigurationInput). */
+export interface DispatchConfigurationInput {
+  /** Short-lived user token (from the identity service) identifying this client. */
+  readonly authorization?: string;
+  /** Capacity of a shard this client opens or joins. Default 100. */
+  readonly maxConnectionsPerShard?: number;
+  /** A shard to join by name; without it the server places the client. */
+  readonly shardName?: string;
+}
+
+/** Metadata of a received event (spec: DispatchMessageMetadata, plus the sender). */
+export interface DispatchMessageMetadata {
+  /** One-way latency in ms: send time to receive time on the server-synced clock. */
+  readonly latencyMs: number;
+  /** The sender's client id. */
+  readonly clientId: string;
+  /** The sender's verified user id, or null when it is not identified. */
+  readonly userId: string | null;
+}
+
+/** Callback of `on` (spec: MessageHandlerCallback). */
+export type MessageHandlerCallback = (payload: EventPayload, metadata: DispatchMessageMetadata) => void;
+/** Callback of `onConnectedClientsChanged` (spec: ConnectedClientsChangedHandlerCallback). */
+export type ConnectedClientsChangedHandlerCallback = (connectedClients: readonly ConnectedClient[]) => void;
+/** Callback for errors that no promise can carry (a relayed event refused, a reconnection given up). */
+export type DispatchErrorCallback = (error: PlatformError) => void;
+
+/** The smallest WebSocket both the browser's and `ws`'s satisfy. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+/** Options of a session. */
+export interface SessionOptions {
+  /** `ws(s)://host:port/dispatch`. */
+  readonly url: string;
+  readonly projectId: string;
+  /** Backend clients only. */
+  readonly projectToken?: string;
+  readonly kind: 'browser' | 'backend';
+  readonly createSocket: (url: string) => SocketLike;
+  /** Browser clients: the mesh. */
+  readonly peerTransport?: PeerTransportFactory;
+  /** First reconnection delay; doubles per attempt with jitter up to `reconnectMaxDelayMs`. Default 250. */
+  readonly reconnectInitialDelayMs?: number;
+  /** Cap of the reconnection delay. Default 30,000. */
+  readonly reconnectMaxDelayMs?: number;
+  /** Events kept while offline before `QUEUE_FULL`. Default 1,000. */
+  readonly maxQueuedEvents?: number;
+  /** A request without an answer fails with `CALL_TIMEOUT` after this. Default 10,000. */
+  readonly requestTimeoutMs?: number;
+  /** Test hook: added to this client's clock, to show that clock sync cancels it. Default 0. */
+  readonly clockSkewMs?: number;
+}
+
+interface Pending {
+  resolve(message: ServerMessage): void;
+  reject(error: PlatformError): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+interface Inbound {
+  last: number;
+  held: { seq: number; prev: number; deliver: () => void }[];
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+type State = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+const DEFAULT_LIMITS: WireLimits = {
+  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
+  maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,
+  maxUserInfoBytes: MAX_USER_INFO_BYTES,
+  meshMaxMembers: 16,
+  reconnectGraceMs: 30_000,
+  heartbeatIntervalMs: 10_000,
+};
+/** A mesh frame whose predecessor never comes (its channel died with it) is delivered after this. */
+const HOLD_MS = 3_000;
+const CLOCK_SAMPLES_AT_CONNECT = 5;
+const CLOCK_WINDOW = 8;
+
+/** The shared client. Wrapped by `Platform.dispatch` and `PlatformBackend.Dispatch`. */
+export class DispatchSession {
+  readonly #options: SessionOptions;
+  #state: State = 'idle';
+  #socket: SocketLike | null = null;
+  #connecting: Promise<ConnectionInfo> | null = null;
+  #config: DispatchConfigurationInput = {};
+  #info: ConnectionInfo | null = null;
+  #resumeToken = '';
+  #limits: WireLimits = DEFAULT_LIMITS;
+  #authorization: string | undefined;
+  #userInfo: EventPayload = {};
+  #userId: string | null = null;
+  #nextId = 1;
+  #seq = 0;
+  readonly #pending = new Map<number, Pending>();
+  readonly #members = new Map<string, MemberWire>();
+  readonly #listeners = new Map<string, Set<MessageHandlerCallback>>();
+  readonly #presenceListeners = new Set<ConnectedClientsChangedHandlerCallback>();
+  readonly #errorListeners = new Set<DispatchErrorCallback>();
+  readonly #inbound = new Map<string, Inbound>();
+  readonly #lastSentTo = new Map<string, number>();
+  readonly #queue: { name: string; payload: EventPayload; recipients: readonly string[] | null; ts: number }[] = [];
+  #relay: RelayTransport | null = null;
+  #peer: PeerTransport | null = null;
+  #peerKey = '';
+  #clock: { rtt: number; offset: number }[] = [];
+  #offset = 0;
+  #tokens = DEFAULT_MAX_EVENTS_PER_SECOND * 2;
+  #tokenStamp = 0;
+  #heartbeat: ReturnType<typeof setTimeout> | undefined;
+  #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  #attempt = 0;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+  }
+
+  // ─── public operations ────────────────────────────────────────────────────
+
+  /** Connects (or returns the connection in progress or made). */
+  connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
+    if (this.#connecting && this.#state !== 'closed' && this.#state !== 'idle') return this.#connecting;
+    if (config.shardName !== undefined && !isShardName(config.shardName)) {
+      return Promise.reject(new PlatformError('INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit'));
+    }
+    this.#config = config;
+    this.#authorization = config.authorization;
+    this.#state = 'connecting';
+    this.#attempt = 0;
+    this.#connecting = this.#open(false).then(
+      (info) => info,
+      (error: unknown) => {
+        this.#teardown();
+        this.#state = 'idle';
+        throw error;
+      },
+    );
+    return this.#connecting;
+  }
+
+  /** Leaves the shard and ends sockets, peer connections and timers. Idempotent. */
+  async disconnect(): Promise<void> {
+    if (this.#state === 'idle' || this.#state === 'closed') return;
+    const socket = this.#socket;
+    if (socket && socket.readyState === 1 && this.#state === 'connected') {
+      // Tell the server to drop us now rather than after the grace period; do not wait long for it.
+      await this.#request({ type: 'leave' }, 1_000).catch(() => undefined);
+    }
+    this.#state = 'closed';
+    this.#teardown();
+    this.#failPending(new PlatformError('NOT_CONNECTED', 'disconnected'));
+    if (this.#queue.length > 0) this.#queue.length = 0;
+    this.#members.clear();
+    this.#info = null;
+    this.#connecting = null;
+  }
+
+  /** Emits an event to `recipients` (client ids or user ids) or to every other member. */
+  emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
+    try {
+      if (!isEventName(eventName)) {
+        throw new PlatformError('INVALID_NAME', 'an event name is 1 to 64 of A-Z a-z 0-9 _ . : / -, starting with a letter or digit, not "platform:…"');
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+        throw new PlatformError('INVALID_ARGUMENT', 'the payload must be a plain object');
+      }
+      try {
+        assertPlainData(payload, this.#limits.maxPayloadBytes);
+      } catch (error) {
+        if (isPlatformError(error) && error.code === 'VALUE_TOO_LARGE') throw new PlatformError('PAYLOAD_TOO_LARGE', error.message);
+        throw error;
+      }
+      const list = recipients === undefined ? null : typeof recipients === 'string' ? [recipients] : [...recipients];
+      if (list && (list.length > MAX_RECIPIENTS || !list.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 256))) {
+        throw new PlatformError('INVALID_ARGUMENT', `recipients are 0 to ${MAX_RECIPIENTS} client ids or user ids`);
+      }
+      if (this.#state === 'idle' || this.#state === 'closed') throw new PlatformError('NOT_CONNECTED', 'connect() first');
+      if (!this.#takeToken()) throw new PlatformError('RATE_LIMITED', `more than ${this.#limits.maxEventsPerSecond} events per second`);
+      // Send time on the server-synced clock: receivers subtract it from theirs.
+      const ts = this.serverNow();
+      if (this.#state !== 'connected') {
+        if (this.#queue.length >= (this.#options.maxQueuedEvents ?? 1_000)) {
+          throw new PlatformError('QUEUE_FULL', `${this.#queue.length} events already wait for the connection; this one was not sent`);
+        }
+        this.#queue.push({ name: eventName, payload, recipients: list, ts });
+        return Promise.resolve();
+      }
+      this.#send(eventName, payload, list, ts);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Identifies this client with a user token; rejects with `INVALID_TOKEN` or `TOKEN_EXPIRED` (still connected). */
+  async identify(authToken: string): Promise<void> {
+    if (typeof authToken !== 'string' || authToken.length === 0) throw new PlatformError('INVALID_ARGUMENT', 'identify needs a token');
+    this.#assertConnected();
+    const reply = await this.#request({ type: 'identify', token: authToken });
+    if (reply.type === 'ok') {
+      this.#authorization = authToken;
+      this.#userId = reply.userId ?? null;
+    }
+  }
+
+  /** The project's active shards. */
+  async info(): Promise<ShardInfo[]> {
+    this.#assertConnected();
+    const reply = await this.#request({ type: 'info' });
+    return reply.type === 'info' ? [...reply.shards] : [];
+  }
+
+  /** Replaces this client's user info (JSON, at most 4 KB); others see it in their presence list. */
+  async setUserInfo(userInfo: EventPayload): Promise<void> {
+    if (typeof userInfo !== 'object' || userInfo === null || Array.isArray(userInfo)) throw new PlatformError('INVALID_ARGUMENT', 'userInfo must be a plain object');
+    try {
+      assertPlainData(userInfo, this.#limits.maxUserInfoBytes);
+    } catch (error) {
+      throw isPlatformError(error) ? error : new PlatformError('INVALID_VALUE', String(error));
+    }
+    this.#userInfo = structuredClone(userInfo);
+    // Not connected yet (or reconnecting): it goes with the next join.
+    if (this.#state === 'connected') await this.#request({ type: 'userInfo', userInfo: this.#userInfo });
+  }
+
+  /** Listens to an event. Returns the unsubscribe function. */
+  on(eventName: string, callback: MessageHandlerCallback): () => void {
+    if (typeof callback !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'on() needs a callback');
+    let set = this.#listeners.get(eventName);
+    if (!set) this.#listeners.set(eventName, (set = new Set()));
+    const own = set;
+    const entry: MessageHandlerCallback = (payload, metadata) => callback(payload, metadata);
+    own.add(entry);
+    return () => {
+      own.delete(entry);
+    };
+  }
+
+  /** Listens to the shard's presence list. Returns the unsubscribe function. */
+  onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback): () => void {
+    const entry: ConnectedClientsChangedHandlerCallback = (clients) => callback(clients);
+    this.#presenceListeners.add(entry);
+    return () => {
+      this.#presenceListeners.delete(entry);
+    };
+  }
+
+  /** Listens to errors no promise can carry. Returns the unsubscribe function. */
+  onError(callback: DispatchErrorCallback): () => void {
+    const entry: DispatchErrorCallback = (error) => callback(error);
+    this.#errorListeners.add(entry);
+    return () => {
+      this.#errorListeners.delete(entry);
+    };
+  }
+
+  /** The current connection (client id and shard), or null. */
+  get connectionInfo(): ConnectionInfo | null {
+    return this.#info;
+  }
+  /** Where the session stands. */
+  get state(): State {
+    return this.#state;
+  }
+  /** This client's verified user id, or null. */
+  get userId(): string | null {
+    return this.#userId;
+  }
+  /** The shard's members now (this client included). */
+  get connectedClients(): ConnectedClient[] {
+    return [...this.#members.values()].map(toClient);
+  }
+  /** The data path per member (diagnostics, tests). */
+  paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
+    const result: Record<string, 'peer' | 'connecting' | 'relay'> = {};
+    for (const clientId of this.#members.keys()) if (clientId !== this.#info?.clientId) result[clientId] = 'relay';
+    return { ...result, ...(this.#peer?.paths() ?? {}) };
+  }
+  /** The server-synced clock, in ms since the epoch. */
+  serverNow(): number {
+    return this.now() + this.#offset;
+  }
+  /** This client's local clock (with the test skew). */
+  now(): number {
+    return preciseNow() + (this.#options.clockSkewMs ?? 0);
+  }
+  /** Test hook: drops the control socket as a network failure would (no leave, no close handshake awaited). */
+  dropSocketForTest(): void {
+    this.#socket?.close(4000, 'test drop');
+  }
+
+  // ─── connection ───────────────────────────────────────────────────────────
+
+  #open(resuming: boolean): Promise<ConnectionInfo> {
+    return new Promise<ConnectionInfo>((resolve, reject) => {
+      let socket: SocketLike;
+      try {
+        socket = this.#options.createSocket(this.#options.url);
+      } catch (error) {
+        reject(new PlatformError('NOT_CONNECTED', `cannot open ${this.#options.url}: ${String(error)}`));
+        return;
+      }
+      this.#socket = socket;
+      let settled = false;
+      const settle = (error: PlatformError | null, info?: ConnectionInfo): void => {
+        if (settled) return;
+        settled = true;
+        if (error) reject(error);
+        else resolve(info!);
+      };
+      socket.onopen = () => {
+        if (this.#socket !== socket) return;
+        const info = this.#info;
+        const join: Omit<JoinMessage, 'id'> = {
+          type: 'join',
+          v: SIGNALING_VERSION,
+          projectId: this.#options.projectId,
+          kind: this.#options.kind,
+          ...(this.#options.projectToken !== undefined ? { projectToken: this.#options.projectToken } : {}),
+          ...(this.#config.shardName !== undefined ? { shardName: this.#config.shardName } : {}),
+          ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
+          ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
+          userInfo: this.#userInfo,
+          ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+        };
+        this.#request(join).then(
+          async (reply) => {
+            if (reply.type !== 'joined') throw new PlatformError('INVALID_MESSAGE', 'the server answered join with something else');
+            await this.#onJoined(reply, resuming);
+            settle(null, this.#info!);
+          },
+          (error: unknown) => {
+            const coded = isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error));
+            settle(coded);
+            if (this.#socket === socket) socket.close(1000, 'join failed');
+          },
+        );
+      };
+      socket.onmessage = (event) => {
+        if (this.#socket === socket) this.#onFrame(event.data);
+      };
+      socket.onerror = () => {
+        // The close event follows and carries the decision.
+      };
+      socket.onclose = (event) => {
+        if (this.#socket !== socket) return;
+        this.#socket = null;
+        this.#failPending(new PlatformError('NOT_CONNECTED', 'the connection to the server closed'));
+        settle(new PlatformError('NOT_CONNECTED', `the connection to the server closed (code ${event.code})`));
+        if (this.#state === 'connected' || this.#state === 'reconnecting') this.#scheduleReconnect();
+      };
+    });
+  }
+
+  async #onJoined(reply: JoinedMessage, resuming: boolean): Promise<void> {
+    const previous = this.#info;
+    this.#info = { clientId: reply.clientId, shardName: reply.shardName };
+    this.#resumeToken = reply.resumeToken;
+    this.#limits = reply.limits;
+    this.#userId = reply.userId;
+    this.#members.clear();
+    for (const member of reply.members) this.#members.set(member.clientId, member);
+    if (reply.identifyError) {
+      const error = deserializeError(reply.identifyError);
+      if (resuming || this.#authorization === this.#config.authorization) this.#authorization = undefined;
+      this.#emitError(error);
+    }
+    if (resuming && previous && previous.clientId !== reply.clientId) {
+      // Back after the grace period: a new id. Receivers keep order per id, so nothing to resend.
+      this.#lastSentTo.clear();
+      this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
+    }
+    this.#offset = reply.s - this.now();
+    this.#clock = [];
+    await this.#syncClock(resuming ? 3 : CLOCK_SAMPLES_AT_CONNECT);
+    this.#state = 'connected';
+    this.#attempt = 0;
+    this.#relay = new RelayTransport((text) => this.#write(text));
+    if (resuming && reply.resumed && previous?.clientId === reply.clientId) this.#relayOld?.resendAfter(reply.lastSeq);
+    this.#relayOld?.close();
+    this.#relayOld = null;
+    this.#startPeer(reply);
+    this.#notifyPresence();
+    this.#scheduleHeartbeat();
+    // Events queued while offline leave now, once, in order.
+    for (const item of this.#queue.splice(0)) this.#send(item.name, item.payload, item.recipients, item.ts);
+  }
+  #relayOld: RelayTransport | null = null;
+
+  #startPeer(reply: JoinedMessage): void {
+    const factory = this.#options.peerTransport;
+    if (!factory || !reply.peer) return;
+    const key = `${reply.peer.id}/${reply.peer.token}`;
+    if (this.#peer && this.#peerKey === key) {
+      this.#peer.setMembers([...this.#members.values()], reply.clientId);
+      return;
+    }
+    this.#peer?.close();
+    this.#peerKey = key;
+    this.#peer = factory(
+      { url: this.#options.url, peerId: reply.peer.id, peerToken: reply.peer.token, meshMaxMembers: reply.limits.meshMaxMembers },
+      { onFrame: (clientId, text) => this.#onPeerFrame(clientId, text) },
+    );
+    this.#peer.setMembers([...this.#members.values()], reply.clientId);
+  }
+
+  #scheduleReconnect(): void {
+    this.#state = 'reconnecting';
+    clearTimeout(this.#heartbeat);
+    // The mesh ends with presence: the others drop us and we drop them until we are back.
+    this.#relayOld = this.#relay ?? this.#relayOld;
+    this.#relay = null;
+    const cap = this.#options.reconnectMaxDelayMs ?? 30_000;
+    const base = Math.min(cap, (this.#options.reconnectInitialDelayMs ?? 250) * 2 ** Math.min(this.#attempt, 20));
+    // Full jitter on the upper half: a server restart is not met by every client at the same instant.
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.#attempt++;
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = setTimeout(() => {
+      if (this.#state !== 'reconnecting') return;
+      this.#open(true).catch((error: unknown) => {
+        if (this.#state !== 'reconnecting') return;
+        const code = isPlatformError(error) ? error.code : 'INTERNAL';
+        if (code === 'UNAUTHORIZED' || code === 'SHARD_FULL' || code === 'TOO_MANY_SHARDS' || code === 'UNSUPPORTED') {
+          // No retry can fix these: give up and say why.
+          this.#state = 'closed';
+          this.#teardown();
+          this.#emitError(isPlatformError(error) ? error : new PlatformError(code as ErrorCode, String(error)));
+        }
+        // Otherwise the socket's close already scheduled the next attempt.
+      });
+    }, delay);
+  }
+
+  #teardown(): void {
+    clearTimeout(this.#heartbeat);
+    clearTimeout(this.#reconnectTimer);
+    const socket = this.#socket;
+    this.#socket = null;
+    if (socket) {
+      socket.onclose = socket.onmessage = socket.onopen = null;
+      socket.onerror = () => {};
+      try {
+        socket.close(1000, 'disconnect');
+      } catch {
+        // Closing a socket that is still connecting throws in some engines; it is being dropped anyway.
+      }
+    }
+    this.#peer?.close();
+    this.#peer = null;
+    this.#peerKey = '';
+    this.#relay?.close();
+    this.#relay = null;
+    this.#relayOld?.close();
+    this.#relayOld = null;
+    for (const inbound of this.#inbound.values()) clearTimeout(inbound.timer);
+    this.#inbound.clear();
+    this.#lastSentTo.clear();
+  }
+
+  // ─── heartbeat and clock ──────────────────────────────────────────────────
+
+  #scheduleHeartbeat(): void {
+    clearTimeout(this.#heartbeat);
+    this.#heartbeat = setTimeout(() => {
+      if (this.#state !== 'connected') return;
+      const socket = this.#socket;
+      this.#syncClock(1, this.#limits.heartbeatIntervalMs).then(
+        () => this.#scheduleHeartbeat(),
+        () => {
+          // No pong within an interval: the socket is dead even if the browser has not noticed.
+          if (this.#socket === socket && socket) socket.close(4001, 'heartbeat timeout');
+        },
+      );
+    }, this.#limits.heartbeatIntervalMs);
+    (this.#heartbeat as { unref?: () => void }).unref?.();
+  }
+
+  /** NTP-style: offset = server time − midpoint of the round trip; the sample with the smallest round trip wins. */
+  async #syncClock(samples: number, timeoutMs = 5_000): Promise<void> {
+    for (let i = 0; i < samples; i++) {
+      const c = this.now();
+      const reply = await this.#request({ type: 'ping', c }, timeoutMs);
+      const end = this.now();
+      if (reply.type !== 'pong') continue;
+      const rtt = end - reply.c;
+      this.#clock.push({ rtt, offset: reply.s - (reply.c + end) / 2 });
+      if (this.#clock.length > CLOCK_WINDOW) this.#clock.shift();
+    }
+    let best = this.#clock[0];
+    for (const sample of this.#clock) if (best === undefined || sample.rtt < best.rtt) best = sample;
+    if (best) this.#offset = best.offset;
+  }
+
+  // ─── requests ─────────────────────────────────────────────────────────────
+
+  #request(message: { type: string; [key: string]: unknown }, timeoutMs = this.#options.requestTimeoutMs ?? 10_000): Promise<ServerMessage> {
+    return new Promise<ServerMessage>((resolve, reject) => {
+      const id = this.#nextId++;
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new PlatformError('CALL_TIMEOUT', `no answer to ${message.type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      if (!this.#write(JSON.stringify({ ...message, id }))) {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        reject(new PlatformError('NOT_CONNECTED', 'not connected to the server'));
+      }
+    });
+  }
+
+  #write(text: string): boolean {
+    const socket = this.#socket;
+    if (!socket || socket.readyState !== 1) return false;
+    socket.send(text);
+    return true;
+  }
+
+  #failPending(error: PlatformError): void {
+    for (const [id, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      this.#pending.delete(id);
+      pending.reject(error);
+    }
+  }
+
+  #assertConnected(): void {
+    if (this.#state !== 'connected') throw new PlatformError('NOT_CONNECTED', this.#state === 'reconnecting' ? 'reconnecting to the server' : 'connect() first');
+  }
+
+  // ─── sending ──────────────────────────────────────────────────────────────
+
+  #takeToken(): boolean {
+    const rate = this.#limits.maxEventsPerSecond;
+    const now = preciseNow();
+    this.#tokens = Math.min(rate * 2, this.#tokens + ((now - this.#tokenStamp) / 1000) * rate);
+    this.#tokenStamp = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  #send(name: string, payload: EventPayload, recipients: readonly string[] | null, ts: number): void {
+    const relay = this.#relay;
+    if (!relay) return;
+    const seq = ++this.#seq;
+    const lastSentTo = this.#lastSentTo;
+    const event: OutgoingEvent = { seq, name, payload, ts, prevFor: (clientId) => lastSentTo.get(clientId) ?? 0 };
+    const peer = this.#peer;
+    const self = this.#info?.clientId;
+    if (!peer) {
+      relay.send(event, recipients);
+      return;
+    }
+    // Resolve recipients against presence: the mesh takes whom it reaches, the relay the rest.
+    const direct: string[] = [];
+    const relayed: string[] = [];
+    const unresolved = recipients ? new Set(recipients) : null;
+    for (const member of this.#members.values()) {
+      if (member.clientId === self) continue;
+      if (recipients) {
+        const named = recipients.includes(member.clientId) || (member.userId !== null && recipients.includes(member.userId));
+        if (!named) continue;
+        unresolved?.delete(member.clientId);
+        if (member.userId !== null) unresolved?.delete(member.userId);
+      }
+      (peer.reaches(member.clientId) ? direct : relayed).push(member.clientId);
+    }
+    if (direct.length > 0) peer.send(event, direct);
+    if (!recipients && direct.length === 0) relay.send(event, null);
+    else if (relayed.length > 0 || (unresolved && unresolved.size > 0)) relay.send(event, [...relayed, ...(unresolved ?? [])]);
+    for (const clientId of direct) lastSentTo.set(clientId, seq);
+    for (const clientId of relayed) lastSentTo.set(clientId, seq);
+  }
+
+  // ─── receiving ────────────────────────────────────────────────────────────
+
+  #onFrame(data: unknown): void {
+    const message = parseServerMessage(parseJsonObject(typeof data === 'string' ? data : String(data)));
+    if (message === null) return; // a server bug or a hostile proxy: dropped, never acted on
+    switch (message.type) {
+      case 'event':
+        return this.#deliver(message.from, message.userId, message.seq, null, message.name, message.payload, message.ts);
+      case 'presence':
+        if (message.op === 'remove') this.#members.delete(message.clientId);
+        else this.#members.set(message.member.clientId, message.member);
+        if (message.op === 'update' && message.member.clientId === this.#info?.clientId) this.#userId = message.member.userId;
+        if (this.#info) this.#peer?.setMembers([...this.#members.values()], this.#info.clientId);
+        return this.#notifyPresence();
+      case 'error': {
+        const error = deserializeError(message.error);
+        const pending = message.id !== undefined ? this.#pending.get(message.id) : undefined;
+        if (pending && message.id !== undefined) {
+          clearTimeout(pending.timer);
+          this.#pending.delete(message.id);
+          return pending.reject(error);
+        }
+        return this.#emitError(error);
+      }
+      default: {
+        const pending = this.#pending.get(message.id);
+        if (!pending) return;
+        clearTimeout(pending.timer);
+        this.#pending.delete(message.id);
+        pending.resolve(message);
+      }
+    }
+  }
+
+  #onPeerFrame(clientId: string, text: string): void {
+    const frame = parsePeerFrame(text);
+    const member = this.#members.get(clientId);
+    if (!frame || !member) return;
+    this.#deliver(clientId, member.userId, frame.seq, frame.prev, frame.name, frame.payload, frame.ts);
+  }
+
+  #deliver(from: string, userId: string | null, seq: number, prev: number | null, name: string, payload: EventPayload, ts: number): void {
+    let inbound = this.#inbound.get(from);
+    if (!inbound) this.#inbound.set(from, (inbound = { last: 0, held: [], timer: undefined }));
+    if (seq <= inbound.last || inbound.held.some((item) => item.seq === seq)) return; // a duplicate
+    const deliver = (): void => {
+      const latencyMs = Math.max(0, this.serverNow() - ts);
+      for (const callback of [...(this.#listeners.get(name) ?? [])]) {
+        try {
+          callback(payload, { latencyMs, clientId: from, userId });
+        } catch (error) {
+          // One listener's bug must not stop the others or the stream.
+          console.error('platform-kit: an event listener threw', error);
+        }
+      }
+    };
+    if (prev !== null && prev > inbound.last) {
+      // The event sent before this one is still on its way by the relay: hold this one back.
+      inbound.held.push({ seq, prev, deliver });
+      inbound.held.sort((a, b) => a.seq - b.seq);
+      const state = inbound;
+      state.timer ??= setTimeout(() => this.#releaseHeld(state, true), HOLD_MS);
+      return;
+    }
+    inbound.last = seq;
+    deliver();
+    if (inbound.held.length > 0) this.#releaseHeld(inbound, false);
+  }
+
+  #releaseHeld(inbound: Inbound, force: boolean): void {
+    if (force) inbound.timer = undefined;
+    while (inbound.held.length > 0) {
+      const next = inbound.held[0]!;
+      if (!force && next.prev > inbound.last) break;
+      inbound.held.shift();
+      if (next.seq <= inbound.last) continue;
+      inbound.last = next.seq;
+      next.deliver();
+    }
+    if (inbound.held.length === 0 && inbound.timer !== undefined) {
+      clearTimeout(inbound.timer);
+      inbound.timer = undefined;
+    }
+  }
+
+  #notifyPresence(): void {
+    const clients = this.connectedClients;
+    for (const callback of [...this.#presenceListeners]) {
+      try {
+        callback(clients);
+      } catch (error) {
+        console.error('platform-kit: a presence listener threw', error);
+      }
+    }
+  }
+
+  #emitError(error: PlatformError): void {
+    if (this.#errorListeners.size === 0) console.warn(error.message);
+    for (const callback of [...this.#errorListeners]) {
+      try {
+        callback(error);
+      } catch (listenerError) {
+        console.error('platform-kit: an error listener threw', listenerError);
+      }
+    }
+  }
+}
+
+function toClient(member: MemberWire): ConnectedClient {
+  return { clientId: member.clientId, userInfo: member.userInfo, userId: member.userId, connectedAt: member.connectedAt };
+}

@@ -1,0 +1,257 @@
+/**
+ * `FeedSdk`: what a template uses to take part in the feed (spec:
+ * customization.md, FeedSdk): tell the feed it has loaded, learn when it is
+ * in focus, hand swipes to the feed or keep them, and ask the feed to
+ * navigate, present, share or remix.
+ *
+ * Touch forwarding: a cross-origin iframe's touches never reach the feed
+ * page, so after load() this page forwards every touch (start, move, end,
+ * cancel; every point) to the host, which follows swipes with them. Moves are
+ * coalesced to one per animation frame: a finger on a 120 Hz screen must not
+ * flood the link, and the host only needs the latest position per frame.
+ */
+import { PlatformError } from '../protocol/errors.js';
+import type { CreateRemixOptions as WireCreateRemixOptions, ForwardedTouchEvent, ForwardedTouchPoint } from '../protocol/link.js';
+import { getGuestLink, type GuestLink } from './link.js';
+
+/** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
+export type PlaybackStateHandler = (isPlaying: boolean) => void;
+
+/** Options of {@link FeedSdk.createRemix}. */
+export interface CreateRemixOptions {
+  /** Project to remix; default: the current project. */
+  readonly id?: string;
+}
+
+/** Longest project id accepted by createRemix (the host checks again). */
+const MAX_PROJECT_ID_LENGTH = 256;
+/** Longest URL accepted by navigate and present (the host checks again). */
+const MAX_URL_LENGTH = 4_096;
+
+/** The page-wide feed state that every FeedSdk shares: one link, one touch forwarder, one playback state. */
+class GuestFeedState {
+  readonly link: GuestLink;
+  readonly instances = new Set<Set<PlaybackStateHandler>>();
+  isPlaying = false;
+  #forwarding = false;
+  #pendingMove: ForwardedTouchEvent | null = null;
+  #moveFrame = 0;
+  #failureLogged = false;
+
+  constructor(link: GuestLink) {
+    this.link = link;
+    link.handle('playbackStateChanged', (isPlaying: unknown) => {
+      if (typeof isPlaying !== 'boolean') throw new PlatformError('INVALID_ARGUMENT', 'playbackStateChanged needs a boolean');
+      this.isPlaying = isPlaying;
+      for (const handlers of this.instances) for (const handler of handlers) safely(() => handler(isPlaying));
+    });
+  }
+
+  /** Starts forwarding touches (once per page). */
+  startForwarding(): void {
+    if (this.#forwarding || typeof window === 'undefined') return;
+    this.#forwarding = true;
+    // Capture phase on window: the feed hears of a touch start before any
+    // listener of the template runs, so a requestCancelTouch() called from
+    // the template's own touchstart handler reaches the host after the start
+    // it cancels (one port, so calls arrive in order).
+    const options: AddEventListenerOptions = { capture: true, passive: true };
+    window.addEventListener('touchstart', this.#onTouch, options);
+    window.addEventListener('touchmove', this.#onTouch, options);
+    window.addEventListener('touchend', this.#onTouch, options);
+    window.addEventListener('touchcancel', this.#onTouch, options);
+  }
+
+  readonly #onTouch = (event: TouchEvent): void => {
+    if (this.link.state !== 'linked') return;
+    const type = TOUCH_TYPES[event.type];
+    if (!type) return;
+    const forwarded: ForwardedTouchEvent = {
+      type,
+      touches: points(event.touches),
+      changedTouches: points(event.changedTouches),
+      timeStamp: event.timeStamp,
+    };
+    if (type === 'move') {
+      // Keep only the latest move per frame; changed points of dropped moves are still in `touches`.
+      this.#pendingMove = forwarded;
+      if (this.#moveFrame === 0) this.#moveFrame = requestAnimationFrame(this.#flushMove);
+      return;
+    }
+    // A start, end or cancel goes at once, after any move still waiting, so the host sees them in order.
+    this.#flushMove();
+    this.#send(forwarded);
+  };
+
+  readonly #flushMove = (): void => {
+    if (this.#moveFrame !== 0) cancelAnimationFrame(this.#moveFrame);
+    this.#moveFrame = 0;
+    const move = this.#pendingMove;
+    this.#pendingMove = null;
+    if (move) this.#send(move);
+  };
+
+  #send(event: ForwardedTouchEvent): void {
+    this.link.call('touch', event).catch((error: unknown) => {
+      // A lost touch only makes one swipe less smooth; the template is not told, but the first failure is logged.
+      if (this.#failureLogged) return;
+      this.#failureLogged = true;
+      console.debug('platform-kit: a touch was not delivered to the feed', error);
+    });
+  }
+}
+
+const TOUCH_TYPES: { readonly [eventType: string]: ForwardedTouchEvent['type'] } = {
+  touchstart: 'start',
+  touchmove: 'move',
+  touchend: 'end',
+  touchcancel: 'cancel',
+};
+
+/**
+ * A forwarded point with its screen position too. Why: the feed moves this
+ * iframe while it follows the finger, and the browser computes `clientY`
+ * against where it last drew the iframe, a frame or more behind, so client
+ * coordinates alone make the feed under-follow. Screen coordinates do not
+ * depend on where the iframe is. They travel as extra fields of
+ * ForwardedTouchPoint (plain data; a host that does not know them ignores them).
+ */
+interface ScreenTouchPoint extends ForwardedTouchPoint {
+  readonly screenX: number;
+  readonly screenY: number;
+}
+
+function points(list: TouchList): ScreenTouchPoint[] {
+  const result: ScreenTouchPoint[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const touch = list[i];
+    if (touch) result.push({ identifier: touch.identifier, clientX: touch.clientX, clientY: touch.clientY, screenX: touch.screenX, screenY: touch.screenY });
+  }
+  return result;
+}
+
+let sharedState: GuestFeedState | null = null;
+
+/**
+ * Feed integration for a template. Set the listeners, then call
+ * {@link FeedSdk.load} once the template can be shown. Works standalone:
+ * outside a feed every method resolves as a no-op and no listener fires.
+ *
+ * Every method returns a promise that resolves when the host accepted the
+ * request; it rejects with a {@link PlatformError} the host answered with
+ * (`FORBIDDEN` when the template is not in focus, `RATE_LIMITED`, …).
+ * Malformed arguments throw `INVALID_ARGUMENT` at once, before anything is sent.
+ */
+export class FeedSdk {
+  readonly #state: GuestFeedState;
+  readonly #handlers = new Set<PlaybackStateHandler>();
+
+  constructor() {
+    sharedState ??= new GuestFeedState(getGuestLink());
+    this.#state = sharedState;
+    this.#state.instances.add(this.#handlers);
+  }
+
+  /**
+   * Tells the feed the template has loaded: the feed stops showing its
+   * loading state, starts delivering playback changes and this page starts
+   * forwarding its touches so a swipe over it scrolls the feed. Call it once
+   * the template can be shown; the feed skips a template that never does.
+   */
+  load(): Promise<void> {
+    this.#state.startForwarding();
+    return this.#state.link.call('load');
+  }
+
+  /**
+   * Listens to the playback state: true when the template comes into focus in
+   * the feed, false when it leaves (play and pause audio, video, timers).
+   * Returns the function that removes the listener.
+   */
+  onPlaybackStateChanged(handler: PlaybackStateHandler): () => void {
+    if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
+    this.#handlers.add(handler);
+    return () => {
+      this.#handlers.delete(handler);
+    };
+  }
+
+  /** Whether the feed last said this template is playing (false until it says otherwise). Beyond the spec. */
+  get isPlaying(): boolean {
+    return this.#state.isPlaying;
+  }
+
+  /**
+   * Takes the current gesture from the feed: the feed stops following it (and
+   * settles back), the template owns it. Any time in the touch lifecycle;
+   * only the current gesture is affected.
+   */
+  requestCancelTouch(): Promise<void> {
+    return this.#state.link.call('requestCancelTouch');
+  }
+
+  /** Replaces this template in the feed with the content at `url` (http or https, relative to this page), without a browser navigation. */
+  navigate(url: string): Promise<void> {
+    return this.#state.link.call('navigate', checkUrl(url, 'navigate'));
+  }
+
+  /** Opens the content at `url` (http or https) in a modal sheet from the bottom; from inside a sheet it replaces the sheet's view. */
+  present(url: string): Promise<void> {
+    return this.#state.link.call('present', checkUrl(url, 'present'));
+  }
+
+  /** Opens the sharing menu for this template (the system's, or the feed's share sheet). */
+  share(): Promise<void> {
+    return this.#state.link.call('share');
+  }
+
+  /** Asks the host to open the editor for a new remix of project `options.id` (default: this project). */
+  createRemix(options: CreateRemixOptions = {}): Promise<void> {
+    if (typeof options !== 'object' || options === null) throw new PlatformError('INVALID_ARGUMENT', 'createRemix options must be an object');
+    const { id } = options;
+    const wire: WireCreateRemixOptions = {};
+    if (id !== undefined) {
+      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_PROJECT_ID_LENGTH) {
+        throw new PlatformError('INVALID_ARGUMENT', `createRemix id must be a non-empty string of at most ${MAX_PROJECT_ID_LENGTH} characters`);
+      }
+      Object.assign(wire, { id });
+    }
+    return this.#state.link.call('createRemix', wire);
+  }
+
+  /** Removes every listener of this object; other FeedSdk objects keep theirs. */
+  dispose(): void {
+    this.#handlers.clear();
+    this.#state.instances.delete(this.#handlers);
+  }
+}
+
+/**
+ * Resolves `url` against this page and allows only http(s): a
+ * `javascript:` or `data:` URL must never be handed to a host that frames it.
+ * The host checks again; this gives the template a clear error at once.
+ */
+function checkUrl(url: unknown, method: string): string {
+  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_URL_LENGTH) {
+    throw new PlatformError('INVALID_ARGUMENT', `${method}() needs a URL string of at most ${MAX_URL_LENGTH} characters`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url, typeof location === 'undefined' ? undefined : location.href);
+  } catch {
+    throw new PlatformError('INVALID_ARGUMENT', `${method}() got a malformed URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PlatformError('INVALID_ARGUMENT', `${method}() accepts only http(s) URLs, not ${parsed.protocol}`);
+  }
+  return parsed.toString();
+}
+
+/** A throwing template listener must not stop delivery to the others or answer the host with an error. */
+function safely(run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    console.error('platform-kit: a listener threw', error);
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * `<platform-image-control>`, `<platform-sound-control>`,
+ * `<platform-video-control>`, `<platform-file-control>`: pick a file (button,
+ * or drop it on the control), check its type and size, upload it through the
+ * host's upload function with a progress bar, and store the URL it returns.
+ * A preview shows the local file while it uploads, then the stored one.
+ */
+import { css, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../protocol/customization.js';
+import { PlatformError } from '../../../protocol/errors.js';
+import { controlStyles, VccControl } from './control-base.js';
+
+type MediaKind = 'image' | 'sound' | 'video' | 'file';
+
+/** True when a file of MIME `type` and `name` matches one of the `accept` patterns (`image/*`, `image/png`, `.png`, `*\/*`). */
+export function fileMatchesAccept(type: string, name: string, accept: readonly string[]): boolean {
+  const lowerType = type.toLowerCase();
+  const lowerName = name.toLowerCase();
+  return accept.some((raw) => {
+    const pattern = raw.trim().toLowerCase();
+    if (pattern === '*' || pattern === '*/*') return true;
+    if (pattern.startsWith('.')) return lowerName.endsWith(pattern);
+    if (pattern.endsWith('/*')) return lowerType.startsWith(pattern.slice(0, -1));
+    return lowerType === pattern;
+  });
+}
+
+/** Shared by the four media controls; `kind` says which preview to draw. */
+export abstract class MediaControl extends VccControl {
+  static override properties: PropertyDeclarations = {
+    progress: { state: true },
+    localPreview: { state: true },
+  };
+
+  static override styles = [
+    controlStyles,
+    css`
+      .drop {
+        border: 1px dashed var(--_border);
+        border-radius: var(--_radius);
+        padding: 8px;
+        display: grid;
+        gap: var(--_gap);
+      }
+      .drop.over {
+        border-color: var(--_accent);
+        background: color-mix(in srgb, var(--_accent) 8%, transparent);
+      }
+      .preview img,
+      .preview video {
+        max-width: 100%;
+        max-height: 160px;
+        display: block;
+      }
+      progress {
+        width: 100%;
+      }
+    `,
+  ];
+
+  /** Which media this control takes. */
+  protected abstract readonly kind: MediaKind;
+  /** Fraction uploaded (0–1) while an upload runs, else null. */
+  declare protected progress: number | null;
+  /** Object URL of the file being uploaded, shown until the upload ends. */
+  declare protected localPreview: string | null;
+  #abort: AbortController | null = null;
+  #dragDepth = 0;
+
+  constructor() {
+    super();
+    this.progress = null;
+    this.localPreview = null;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#abort?.abort();
+    this.#endPreview();
+  }
+
+  get #accept(): readonly string[] {
+    const type = this.vccType;
+    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' ? type.accept : ['*/*'];
+  }
+
+  get #maxBytes(): number {
+    const type = this.vccType;
+    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' ? type.maxBytes : DEFAULT_MAX_UPLOAD_BYTES;
+  }
+
+  override render(): TemplateResult {
+    const stored = typeof this.value === 'string' ? this.value : '';
+    const uploading = this.progress !== null;
+    return html`<div class="field" role="group" aria-labelledby="label">
+      <span class="label" id="label">${this.name}</span>
+      <div
+        class="drop"
+        @dragenter=${this.#onDragEnter}
+        @dragover=${this.#onDragOver}
+        @dragleave=${this.#onDragLeave}
+        @drop=${this.#onDrop}
+      >
+        <div class="row">
+          <button
+            id="choose"
+            type="button"
+            ?disabled=${this.disabled || uploading}
+            aria-describedby=${`${this.describedBy} hint`}
+            @click=${this.#choose}
+          >
+            ${stored ? 'Replace' : 'Choose'} ${this.kind === 'sound' ? 'sound' : this.kind}…
+          </button>
+          ${stored && !uploading
+            ? html`<button id="remove" type="button" class="secondary" ?disabled=${this.disabled} @click=${this.#remove}>Remove</button>`
+            : nothing}
+          ${uploading ? html`<button id="cancel" type="button" class="secondary" @click=${this.#cancel}>Cancel</button>` : nothing}
+        </div>
+        <span class="description" id="hint">or drop a file here (${this.#accept.join(', ')}, up to ${formatBytes(this.#maxBytes)})</span>
+        <input id="file" type="file" hidden accept=${this.#accept.join(',')} @change=${this.#onFileInput} />
+        ${uploading
+          ? html`<progress id="progress" max="1" .value=${this.progress ?? 0} aria-label=${`Uploading ${this.name}`}></progress>`
+          : nothing}
+        <div class="preview">${this.#renderPreview(this.localPreview ?? stored)}</div>
+      </div>
+      ${this.renderNotes()}
+    </div>`;
+  }
+
+  #renderPreview(url: string): TemplateResult | typeof nothing {
+    if (!url) return nothing;
+    switch (this.kind) {
+      case 'image':
+        return html`<img id="preview" src=${url} alt=${`${this.name} preview`} />`;
+      case 'video':
+        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`}></video>`;
+      case 'sound':
+        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`}></audio>`;
+      default:
+        return html`<a id="preview" href=${url} target="_blank" rel="noopener noreferrer">${fileName(url)}</a>`;
+    }
+  }
+
+  readonly #choose = (): void => {
+    this.renderRoot.querySelector<HTMLInputElement>('#file')?.click();
+  };
+
+  readonly #remove = (): void => {
+    this.commitValue('');
+  };
+
+  readonly #cancel = (): void => {
+    this.#abort?.abort();
+  };
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.addEventListener('keydown', this.#onKeydown);
+  }
+
+  readonly #onKeydown = (event: KeyboardEvent): void => {
+    // Escape cancels an upload in flight first; without one it is left to the overlay (which closes).
+    if (event.key === 'Escape' && this.#abort) {
+      event.stopPropagation();
+      this.#abort.abort();
+    }
+  };
+
+  readonly #onFileInput = (event: Event): void => {
+    const input = event.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    if (file) void this.uploadFile(file);
+  };
+
+  readonly #onDragEnter = (event: DragEvent): void => {
+    event.preventDefault();
+    this.#dragDepth++;
+    this.renderRoot.querySelector('.drop')?.classList.add('over');
+  };
+
+  readonly #onDragOver = (event: DragEvent): void => {
+    // Without preventDefault the browser would open the dropped file instead.
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+  };
+
+  readonly #onDragLeave = (): void => {
+    this.#dragDepth = Math.max(0, this.#dragDepth - 1);
+    if (this.#dragDepth === 0) this.renderRoot.querySelector('.drop')?.classList.remove('over');
+  };
+
+  readonly #onDrop = (event: DragEvent): void => {
+    event.preventDefault();
+    this.#dragDepth = 0;
+    this.renderRoot.querySelector('.drop')?.classList.remove('over');
+    const file = event.dataTransfer?.files[0];
+    if (file) void this.uploadFile(file);
+  };
+
+  /**
+   * Checks `file` (type against the VCC's accept list, size against its
+   * maxBytes) and uploads it. Resolves true when its URL was stored. A file
+   * that fails a check is never handed to the upload function.
+   */
+  async uploadFile(file: File): Promise<boolean> {
+    if (this.disabled || this.#abort) return false;
+    if (!fileMatchesAccept(file.type, file.name, this.#accept)) {
+      this.refuse(new PlatformError('INVALID_VALUE', `${file.name} is ${file.type || 'of an unknown type'}; ${this.name} takes ${this.#accept.join(', ')}`));
+      return false;
+    }
+    if (file.size > this.#maxBytes) {
+      this.refuse(new PlatformError('VALUE_TOO_LARGE', `${file.name} is ${formatBytes(file.size)}; ${this.name} takes up to ${formatBytes(this.#maxBytes)}`));
+      return false;
+    }
+    const upload = this.services.upload;
+    if (!upload) {
+      this.refuse(new PlatformError('UNSUPPORTED', 'this editor was given no upload function'));
+      return false;
+    }
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.error = '';
+    this.progress = 0;
+    this.#endPreview();
+    this.localPreview = URL.createObjectURL(file);
+    try {
+      const url = await upload(file, {
+        path: this.path,
+        signal: abort.signal,
+        onProgress: (fraction) => {
+          if (this.#abort === abort && Number.isFinite(fraction)) this.progress = Math.min(1, Math.max(0, fraction));
+        },
+      });
+      if (abort.signal.aborted) throw new PlatformError('INVALID_ARGUMENT', 'the upload was cancelled');
+      if (typeof url !== 'string') throw new PlatformError('INVALID_VALUE', 'the upload function resolved without a URL');
+      return this.commitValue(url);
+    } catch (error) {
+      this.refuse(error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the upload of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`));
+      return false;
+    } finally {
+      this.#abort = null;
+      this.progress = null;
+      this.#endPreview();
+    }
+  }
+
+  #endPreview(): void {
+    if (this.localPreview) URL.revokeObjectURL(this.localPreview);
+    this.localPreview = null;
+  }
+}
+
+/** Edits an `image` VCC. */
+export class ImageControl extends MediaControl {
+  protected readonly kind = 'image';
+}
+/** Edits a `sound` VCC. */
+export class SoundControl extends MediaControl {
+  protected readonly kind = 'sound';
+}
+/** Edits a `video` VCC. */
+export class VideoControl extends MediaControl {
+  protected readonly kind = 'video';
+}
+/** Edits a `file` VCC. */
+export class FileControl extends MediaControl {
+  protected readonly kind = 'file';
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KB`;
+  return `${bytes} bytes`;
+}
+
+function fileName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+  } catch {
+    return url;
+  }
+}

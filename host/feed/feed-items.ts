@@ -1,0 +1,87 @@
+/**
+ * What a feed shows: items, their checks, the viewing context that reaches
+ * each template, and the feedDebug feed (one template ten times).
+ */
+import { isFeedDebug, withViewingContext, type ViewingContext } from '../../guest/context.js';
+import { PlatformError } from '../../protocol/errors.js';
+
+/** One template of a feed. */
+export interface FeedItem {
+  /** The template's URL (http or https). */
+  readonly url: string;
+  /** A stable id for this entry (default: its position). */
+  readonly id?: string;
+  /** The template's project: createRemix() without an id remixes this one. */
+  readonly projectId?: string;
+  /** Title for the iframe and for sharing. */
+  readonly title?: string;
+  /** URL shared by share() (default: `url`). */
+  readonly shareUrl?: string;
+  /** Viewing context the template is loaded in (the `context` query parameter); default none. */
+  readonly context?: ViewingContext;
+}
+
+/** Longest URL the feed frames or shares. */
+export const MAX_FEED_URL_LENGTH = 4_096;
+/** How many times the feedDebug feed repeats its template (spec: customization.md, limits). */
+export const FEED_DEBUG_REPEAT = 10;
+
+/**
+ * Checks a URL a template asked the feed to open (navigate, present): an
+ * absolute http(s) URL of reasonable length. A `javascript:`, `data:`,
+ * `blob:` or any other scheme is refused with `INVALID_ARGUMENT`, because
+ * framing it would run code or content the feed cannot vouch for.
+ */
+export function checkFeedUrl(value: unknown, what: string): URL {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_FEED_URL_LENGTH) {
+    throw new PlatformError('INVALID_ARGUMENT', `${what} needs a URL string of at most ${MAX_FEED_URL_LENGTH} characters`);
+  }
+  let url: URL;
+  try {
+    // No base: a guest resolves its URLs itself; a relative one here would resolve against the feed page.
+    url = new URL(value);
+  } catch {
+    throw new PlatformError('INVALID_ARGUMENT', `${what} needs an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PlatformError('INVALID_ARGUMENT', `${what} accepts only http(s) URLs, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/** Checks a feed item given by the host (its URL, optional strings); throws `INVALID_ARGUMENT`. */
+export function checkFeedItem(item: unknown): FeedItem {
+  if (typeof item !== 'object' || item === null) throw new PlatformError('INVALID_ARGUMENT', 'a feed item must be an object with a url');
+  const { url, id, projectId, title, shareUrl, context } = item as Record<string, unknown>;
+  checkFeedUrl(url, 'a feed item');
+  for (const [name, value] of Object.entries({ id, projectId, title })) {
+    if (value !== undefined && (typeof value !== 'string' || value.length > 1_024)) {
+      throw new PlatformError('INVALID_ARGUMENT', `a feed item's ${name} must be a string`);
+    }
+  }
+  if (shareUrl !== undefined) checkFeedUrl(shareUrl, "a feed item's shareUrl");
+  if (context !== undefined && !['about', 'admin', 'remix', 'sticker', 'default'].includes(context as string)) {
+    throw new PlatformError('INVALID_ARGUMENT', "a feed item's context must be about, admin, remix, sticker or default");
+  }
+  return item as FeedItem;
+}
+
+/** The URL a feed item's iframe loads: its url with its viewing context. */
+export function feedItemSrc(item: FeedItem): string {
+  return item.context === undefined ? item.url : withViewingContext(item.url, item.context);
+}
+
+/**
+ * The feedDebug feed: when `templateUrl` has `feedDebug=true`, that template
+ * {@link FEED_DEBUG_REPEAT} times (spec: swipe and scroll testing of play and
+ * pause), else null. The items load the URL without `feedDebug`, so a
+ * template that checks it does not open a feed of its own.
+ */
+export function feedDebugItems(templateUrl: string | URL): FeedItem[] | null {
+  const base = typeof location === 'undefined' ? 'http://localhost/' : location.href;
+  const url = new URL(templateUrl, base);
+  if (!isFeedDebug(url)) return null;
+  checkFeedUrl(url.toString(), 'a feedDebug template');
+  url.searchParams.delete('feedDebug');
+  return Array.from({ length: FEED_DEBUG_REPEAT }, (_, index) => ({ url: url.toString(), id: `feed-debug-${index + 1}` }));
+}

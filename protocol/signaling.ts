@@ -1,0 +1,417 @@
+/**
+ * The client ↔ signaling server wire (Dispatch), and the member ↔ member
+ * frame sent over WebRTC data channels. Both the server (signaling/) and the
+ * clients (guest/dispatch/, signaling/backend-dispatch.ts) import this file;
+ * nothing else crosses that boundary.
+ *
+ * Every frame is one JSON text WebSocket message whose `type` is a string
+ * literal (readable in devtools). Guards take `unknown` (or the raw text) and
+ * return a typed value or `null`; the server answers `null` with an
+ * `INVALID_MESSAGE` error and never throws.
+ *
+ * The handshake, written down:
+ * 1. The client opens `ws(s)://server/dispatch` (no secret in the URL) and
+ *    sends `join` first. A backend client puts its project token in that
+ *    frame; a browser client names only its project.
+ * 2. The server places the client in a shard atomically (named, or one with
+ *    room, or a new one), answers `joined` with the client id, the shard, the
+ *    whole presence list, the limits and a resume token, then tells the other
+ *    members with a `presence` frame.
+ * 3. The client syncs its clock with `ping`/`pong` (NTP style: the sample with
+ *    the smallest round trip wins) and keeps pinging as a heartbeat.
+ * 4. A client whose socket dropped sends `join` again with `resume`; within
+ *    the grace period it keeps its client id and shard, and the server tells
+ *    it the last event sequence number it received so nothing is sent twice.
+ */
+import { isErrorCode, type SerializedError } from './errors.js';
+import type { PlainData } from './data.js';
+
+/** Version of this wire. A server refuses a `join` of another version with `UNSUPPORTED`. */
+export const SIGNALING_VERSION = 1;
+
+/** Path of the control WebSocket. */
+export const CONTROL_PATH = '/dispatch';
+/** The `path` option a peerjs client is given; its socket then opens `/peerjs/peerjs`. */
+export const PEERJS_PATH = '/peerjs/';
+/** The peerjs `key`; fixed, since peer ids are bound to authenticated clients anyway. */
+export const PEERJS_KEY = 'peerjs';
+
+/** Default and hard limits. Servers may lower the defaults; clients learn the values in `joined`. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024;
+/** Default events a client may emit per second (sustained; the burst is twice that). */
+export const DEFAULT_MAX_EVENTS_PER_SECOND = 100;
+/** Largest `userInfo`, in UTF-8 bytes of JSON. */
+export const MAX_USER_INFO_BYTES = 4 * 1024;
+/** Default capacity of a shard. */
+export const DEFAULT_MAX_CONNECTIONS_PER_SHARD = 100;
+/** Largest capacity a client may ask for. */
+export const MAX_CONNECTIONS_PER_SHARD_LIMIT = 1_000;
+/** Most recipients one event may list. */
+export const MAX_RECIPIENTS = 1_000;
+/** Room for everything around the payload in an `emit` frame (name, recipients, numbers). */
+export const FRAME_ENVELOPE_BYTES = 40 * 1024;
+
+/** Event names: 1 to 64 of `A-Z a-z 0-9 _ . : / -`, starting with a letter or digit; `platform:` is reserved. */
+export const EVENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$/;
+/** Shard names: 1 to 64 of `A-Z a-z 0-9 _ -`, starting with a letter or digit. */
+export const SHARD_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** Project ids: 1 to 128 of `A-Z a-z 0-9 _ . -`. */
+export const PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** Event names beginning with this are the library's own. */
+export const RESERVED_EVENT_PREFIX = 'platform:';
+
+/** True for a valid, non-reserved event name. */
+export function isEventName(value: unknown): value is string {
+  return typeof value === 'string' && EVENT_NAME_PATTERN.test(value) && !value.startsWith(RESERVED_EVENT_PREFIX);
+}
+/** True for a valid shard name. */
+export function isShardName(value: unknown): value is string {
+  return typeof value === 'string' && SHARD_NAME_PATTERN.test(value);
+}
+
+/** An event payload: a plain object of JSON values. */
+export type EventPayload = { [key: string]: PlainData };
+
+/**
+ * One member of a shard as every member sees it. `userId` is set only by the
+ * server, from a verified user token; `userInfo` is what the client set.
+ */
+export interface ConnectedClient {
+  /** Id the server gave the client; stable across reconnections within the grace period. */
+  readonly clientId: string;
+  /** What the client set with `setUserInfo` (JSON, at most 4 KB); `{}` when nothing. */
+  readonly userInfo: EventPayload;
+  /** Verified user id from an identity token, or null while unidentified. */
+  readonly userId: string | null;
+  /** When the client joined (server clock, ms since the epoch). */
+  readonly connectedAt: number;
+}
+
+/** A member on the wire: {@link ConnectedClient} plus its peer id (browser members only) for the mesh. */
+export interface MemberWire extends ConnectedClient {
+  /** Peer id for WebRTC (peerjs), or null for backend clients. */
+  readonly peerId: string | null;
+}
+
+/** One active shard of a project. */
+export interface ShardInfo {
+  readonly shardName: string;
+  readonly numConnectedClients: number;
+}
+
+/** Limits a client must respect, sent in `joined`. */
+export interface WireLimits {
+  readonly maxPayloadBytes: number;
+  readonly maxEventsPerSecond: number;
+  readonly maxUserInfoBytes: number;
+  /** Above this many browser members a shard relays every event instead of a WebRTC mesh. */
+  readonly meshMaxMembers: number;
+  /** How long the server keeps a dropped client's id and place. */
+  readonly reconnectGraceMs: number;
+  /** Heartbeat interval the server expects. */
+  readonly heartbeatIntervalMs: number;
+}
+
+// ─── client → server ───────────────────────────────────────────────────────
+
+/** First frame: join (or resume). */
+export interface JoinMessage {
+  readonly type: 'join';
+  readonly v: number;
+  readonly id: number;
+  readonly projectId: string;
+  /** Backend clients only; never in a URL. */
+  readonly projectToken?: string;
+  readonly kind: 'browser' | 'backend';
+  readonly shardName?: string;
+  readonly maxConnectionsPerShard?: number;
+  readonly authorization?: string;
+  readonly userInfo?: EventPayload;
+  readonly resume?: { readonly clientId: string; readonly resumeToken: string };
+}
+/** Identify with a user token. */
+export interface IdentifyMessage {
+  readonly type: 'identify';
+  readonly id: number;
+  readonly token: string;
+}
+/** Replace this client's user info. */
+export interface UserInfoMessage {
+  readonly type: 'userInfo';
+  readonly id: number;
+  readonly userInfo: EventPayload;
+}
+/**
+ * Relay an event. `seq` counts this client's events (1, 2, …) and lets the
+ * server and receivers drop duplicates; `ts` is the send time on the synced
+ * clock; `to` names client ids or user ids (absent: every other member).
+ */
+export interface EmitMessage {
+  readonly type: 'emit';
+  readonly seq: number;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+  readonly to?: readonly string[];
+}
+/** Ask for the project's active shards. */
+export interface InfoRequest {
+  readonly type: 'info';
+  readonly id: number;
+}
+/** Clock sync and heartbeat; `c` is the client's local clock at send. */
+export interface PingMessage {
+  readonly type: 'ping';
+  readonly id: number;
+  readonly c: number;
+}
+/** Leave for good (no grace period). */
+export interface LeaveMessage {
+  readonly type: 'leave';
+  readonly id: number;
+}
+
+/** Everything a client may send. */
+export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage;
+
+// ─── server → client ───────────────────────────────────────────────────────
+
+/** Answer to `join`. */
+export interface JoinedMessage {
+  readonly type: 'joined';
+  readonly id: number;
+  readonly clientId: string;
+  readonly shardName: string;
+  readonly resumeToken: string;
+  /** True when an earlier client id and place were kept. */
+  readonly resumed: boolean;
+  /** Highest event `seq` the server has from this client (0 when it knows none): resend only later ones. */
+  readonly lastSeq: number;
+  /** This client's peer id and the token that binds it (browser clients). */
+  readonly peer: { readonly id: string; readonly token: string } | null;
+  readonly members: readonly MemberWire[];
+  readonly limits: WireLimits;
+  /** The verified user id when `authorization` was valid. */
+  readonly userId: string | null;
+  /** Why `authorization` was refused; the client is connected anyway, unidentified. */
+  readonly identifyError: SerializedError | null;
+  /** Server clock at send. */
+  readonly s: number;
+}
+/** A plain success answer. */
+export interface OkMessage {
+  readonly type: 'ok';
+  readonly id: number;
+  readonly userId?: string | null;
+}
+/** An error answer: to a request (`id`), to an event (`seq`), or about the connection. */
+export interface ErrorMessage {
+  readonly type: 'error';
+  readonly id?: number;
+  readonly seq?: number;
+  readonly error: SerializedError;
+}
+/** A relayed event. `from` and `userId` are set by the server, never by the sender. */
+export interface EventMessage {
+  readonly type: 'event';
+  readonly from: string;
+  readonly userId: string | null;
+  readonly seq: number;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+}
+/** A presence change in the shard. */
+export type PresenceMessage =
+  | { readonly type: 'presence'; readonly op: 'add' | 'update'; readonly member: MemberWire }
+  | { readonly type: 'presence'; readonly op: 'remove'; readonly clientId: string };
+/** Answer to `info`. */
+export interface InfoMessage {
+  readonly type: 'info';
+  readonly id: number;
+  readonly shards: readonly ShardInfo[];
+}
+/** Answer to `ping`: `c` echoed, `s` the server clock. */
+export interface PongMessage {
+  readonly type: 'pong';
+  readonly id: number;
+  readonly c: number;
+  readonly s: number;
+}
+
+/** Everything the server may send. */
+export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage;
+
+// ─── member ↔ member (WebRTC data channel) ─────────────────────────────────
+
+/**
+ * An event sent over a data channel. The sender's identity comes from the
+ * channel (its peer id is bound to a client by the server), never from here.
+ * `prev` is the `seq` of the last event this sender sent to this receiver by
+ * any path: the receiver holds a frame back until `prev` was delivered, which
+ * keeps per-sender order when a pair moves from the relay to the mesh.
+ */
+export interface PeerEventFrame {
+  readonly type: 'event';
+  readonly seq: number;
+  readonly prev: number;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+}
+
+// ─── guards ────────────────────────────────────────────────────────────────
+
+type Obj = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isId = (value: unknown, max = 128): value is string => typeof value === 'string' && value.length > 0 && value.length <= max;
+const isPayload = (value: unknown): value is EventPayload => isObject(value);
+
+/** Parses a text frame; `null` for anything that is not a JSON object. Never throws. */
+export function parseJsonObject(text: unknown): Obj | null {
+  if (typeof text !== 'string') return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
+  } catch {
+    // Not JSON (or nested too deep for the parser): the caller answers INVALID_MESSAGE.
+    return null;
+  }
+}
+
+function isRecipients(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
+}
+
+/** Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}. */
+export function parseClientMessage(value: unknown): ClientMessage | null {
+  if (!isObject(value)) return null;
+  switch (value['type']) {
+    case 'emit': {
+      const { seq, name, payload, ts, to } = value;
+      if (!isCount(seq) || seq === 0 || !isEventName(name) || !isPayload(payload) || !isTime(ts)) return null;
+      if (to !== undefined && !isRecipients(to)) return null;
+      return value as unknown as EmitMessage;
+    }
+    case 'ping':
+      return isCount(value['id']) && isTime(value['c']) ? (value as unknown as PingMessage) : null;
+    case 'join': {
+      const { v, id, projectId, projectToken, kind, shardName, maxConnectionsPerShard, authorization, userInfo, resume } = value;
+      if (!isCount(v) || !isCount(id) || typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) return null;
+      if (kind !== 'browser' && kind !== 'backend') return null;
+      if (projectToken !== undefined && !isId(projectToken, 1024)) return null;
+      if (shardName !== undefined && typeof shardName !== 'string') return null;
+      if (maxConnectionsPerShard !== undefined && !isCount(maxConnectionsPerShard)) return null;
+      if (authorization !== undefined && !isId(authorization, 8192)) return null;
+      if (userInfo !== undefined && !isPayload(userInfo)) return null;
+      if (resume !== undefined && !(isObject(resume) && isId(resume['clientId']) && isId(resume['resumeToken'], 512))) return null;
+      return value as unknown as JoinMessage;
+    }
+    case 'identify':
+      return isCount(value['id']) && isId(value['token'], 8192) ? (value as unknown as IdentifyMessage) : null;
+    case 'userInfo':
+      return isCount(value['id']) && isPayload(value['userInfo']) ? (value as unknown as UserInfoMessage) : null;
+    case 'info':
+    case 'leave':
+      return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage) : null;
+    default:
+      return null;
+  }
+}
+
+function isSerializedError(value: unknown): value is SerializedError {
+  return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
+}
+
+function isMember(value: unknown): value is MemberWire {
+  return (
+    isObject(value) &&
+    isId(value['clientId']) &&
+    isPayload(value['userInfo']) &&
+    (value['userId'] === null || isId(value['userId'], 256)) &&
+    isTime(value['connectedAt']) &&
+    (value['peerId'] === null || isId(value['peerId']))
+  );
+}
+
+/**
+ * Checks a server frame (already parsed). Clients trust their server less
+ * than fully: a malformed frame is dropped, not acted on.
+ */
+export function parseServerMessage(value: unknown): ServerMessage | null {
+  if (!isObject(value)) return null;
+  switch (value['type']) {
+    case 'event':
+      return isId(value['from']) &&
+        (value['userId'] === null || isId(value['userId'], 256)) &&
+        isCount(value['seq']) &&
+        typeof value['name'] === 'string' &&
+        isPayload(value['payload']) &&
+        isTime(value['ts'])
+        ? (value as unknown as EventMessage)
+        : null;
+    case 'pong':
+      return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
+    case 'presence': {
+      const op = value['op'];
+      if (op === 'remove') return isId(value['clientId']) ? (value as unknown as PresenceMessage) : null;
+      return (op === 'add' || op === 'update') && isMember(value['member']) ? (value as unknown as PresenceMessage) : null;
+    }
+    case 'joined': {
+      const limits = value['limits'];
+      const peer = value['peer'];
+      const ok =
+        isCount(value['id']) &&
+        isId(value['clientId']) &&
+        isShardName(value['shardName']) &&
+        typeof value['resumeToken'] === 'string' &&
+        typeof value['resumed'] === 'boolean' &&
+        isCount(value['lastSeq']) &&
+        (peer === null || (isObject(peer) && isId(peer['id']) && isId(peer['token']))) &&
+        Array.isArray(value['members']) &&
+        value['members'].every(isMember) &&
+        isObject(limits) &&
+        ['maxPayloadBytes', 'maxEventsPerSecond', 'maxUserInfoBytes', 'meshMaxMembers', 'reconnectGraceMs', 'heartbeatIntervalMs'].every((key) =>
+          isCount(limits[key]),
+        ) &&
+        (value['userId'] === null || isId(value['userId'], 256)) &&
+        (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
+        isTime(value['s']);
+      return ok ? (value as unknown as JoinedMessage) : null;
+    }
+    case 'ok':
+      return isCount(value['id']) ? (value as unknown as OkMessage) : null;
+    case 'error':
+      return isSerializedError(value['error']) &&
+        (value['id'] === undefined || isCount(value['id'])) &&
+        (value['seq'] === undefined || isCount(value['seq']))
+        ? (value as unknown as ErrorMessage)
+        : null;
+    case 'info':
+      return isCount(value['id']) &&
+        Array.isArray(value['shards']) &&
+        value['shards'].every((shard) => isObject(shard) && isShardName(shard['shardName']) && isCount(shard['numConnectedClients']))
+        ? (value as unknown as InfoMessage)
+        : null;
+    default:
+      return null;
+  }
+}
+
+/** Checks a frame from another member's data channel. */
+export function parsePeerFrame(text: unknown): PeerEventFrame | null {
+  const value = parseJsonObject(text);
+  if (value === null || value['type'] !== 'event') return null;
+  const { seq, prev, name, payload, ts } = value;
+  return isCount(seq) && seq > 0 && isCount(prev) && prev < seq && isEventName(name) && isPayload(payload) && isTime(ts)
+    ? (value as unknown as PeerEventFrame)
+    : null;
+}
+
+/** The clock both sides use: ms since the epoch with sub-ms resolution, monotonic within a page or process. */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}

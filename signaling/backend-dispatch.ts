@@ -1,0 +1,128 @@
+/**
+ * `PlatformBackend.Dispatch`: the Node client of a shard. It speaks the same
+ * control protocol as the browser client through the same session core, and
+ * always uses the relay (a backend has no WebRTC).
+ */
+import { WebSocket } from 'ws';
+import { PlatformError } from '../protocol/errors.js';
+import { CONTROL_PATH, type ConnectedClient, type EventPayload, type ShardInfo } from '../protocol/signaling.js';
+import {
+  DispatchSession,
+  type ConnectionInfo,
+  type DispatchConfigurationInput,
+  type DispatchErrorCallback,
+  type MessageHandlerCallback,
+  type SocketLike,
+} from '../guest/dispatch/session.js';
+
+/** The part of an HTTP response the backend client reads: `res.locals` as VccMiddleware sets it. */
+export interface ResponseWithLocals {
+  readonly locals?: Readonly<Record<string, unknown>>;
+}
+
+/** Configuration of {@link Dispatch} (spec: BackendConfigurationInput). */
+export interface BackendConfigurationInput {
+  /** The project's id; overrides `res.locals.PLATFORM_PROJECT_ID` and the environment. */
+  readonly projectId?: string;
+  /** The project's secret token; overrides `res.locals.PLATFORM_PROJECT_TOKEN` and the environment. */
+  readonly projectToken?: string;
+  /** A response whose `locals` carry `PLATFORM_PROJECT_ID` and `PLATFORM_PROJECT_TOKEN` (VccMiddleware). */
+  readonly res?: ResponseWithLocals;
+  /** The signaling server (`http(s)://` or `ws(s)://`). Default: `PLATFORM_DISPATCH_URL`. */
+  readonly url?: string;
+  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000. */
+  readonly maxQueuedEvents?: number;
+  /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
+  readonly reconnectInitialDelayMs?: number;
+  /** Test hook: skews this client's clock to show that clock sync cancels it. */
+  readonly clockSkewMs?: number;
+}
+
+/** Turns `http(s)://host[:port][/]` or `ws(s)://…` into the control WebSocket URL. */
+export function controlUrl(base: string): string {
+  const url = new URL(base);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new PlatformError('INVALID_CONFIG', `not a server URL: ${base}`);
+  if (!url.pathname.endsWith(CONTROL_PATH)) url.pathname = url.pathname.replace(/\/$/, '') + CONTROL_PATH;
+  url.search = '';
+  url.hash = '';
+  return url.href;
+}
+
+function readString(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * A backend member of a shard. `new PlatformBackend.Dispatch({ res })` takes
+ * the project from the response (VccMiddleware), else from the options, else
+ * from `PLATFORM_PROJECT_ID`/`PLATFORM_PROJECT_TOKEN`. The project token goes
+ * in the first frame of the socket, never in the URL.
+ */
+export class Dispatch {
+  readonly #session: DispatchSession;
+
+  constructor(configuration: BackendConfigurationInput = {}) {
+    const locals = configuration.res?.locals ?? {};
+    const projectId = configuration.projectId ?? readString(locals['PLATFORM_PROJECT_ID']) ?? readString(process.env['PLATFORM_PROJECT_ID']);
+    const projectToken =
+      configuration.projectToken ?? readString(locals['PLATFORM_PROJECT_TOKEN']) ?? readString(process.env['PLATFORM_PROJECT_TOKEN']);
+    const url = configuration.url ?? readString(process.env['PLATFORM_DISPATCH_URL']);
+    if (!projectId || !projectToken) {
+      throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs a project id and token (options, res.locals or PLATFORM_PROJECT_ID/PLATFORM_PROJECT_TOKEN)');
+    }
+    if (!url) throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs the server URL (url option or PLATFORM_DISPATCH_URL)');
+    this.#session = new DispatchSession({
+      url: controlUrl(url),
+      projectId,
+      projectToken,
+      kind: 'backend',
+      createSocket: (target) => new WebSocket(target, { perMessageDeflate: false }) as unknown as SocketLike,
+      ...(configuration.maxQueuedEvents !== undefined ? { maxQueuedEvents: configuration.maxQueuedEvents } : {}),
+      ...(configuration.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: configuration.reconnectInitialDelayMs } : {}),
+      ...(configuration.clockSkewMs !== undefined ? { clockSkewMs: configuration.clockSkewMs } : {}),
+    });
+  }
+
+  /** Connects to a shard; a second call returns the same connection. */
+  connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
+    return this.#session.connect(config);
+  }
+  /** Leaves the shard; ends the socket and timers. Idempotent. */
+  disconnect(): Promise<void> {
+    return this.#session.disconnect();
+  }
+  /** Emits an event to the recipients (client ids or user ids), or to every other member. */
+  emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
+    return this.#session.emitEvent(eventName, payload, recipients);
+  }
+  /** Identifies this client with a user token (`INVALID_TOKEN`, `TOKEN_EXPIRED`: still connected). */
+  identify(authToken: string): Promise<void> {
+    return this.#session.identify(authToken);
+  }
+  /** The project's active shards. */
+  info(): Promise<ShardInfo[]> {
+    return this.#session.info();
+  }
+  /** Listens to an event; returns the unsubscribe function. */
+  on(eventName: string, callback: MessageHandlerCallback): () => void {
+    return this.#session.on(eventName, callback);
+  }
+  /** Listens to the shard's presence (also available on the backend). Returns the unsubscribe function. */
+  onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
+    return this.#session.onConnectedClientsChanged(callback);
+  }
+  /** Listens to errors no promise carries (a refused relayed event, a reconnection given up). */
+  onError(callback: DispatchErrorCallback): () => void {
+    return this.#session.onError(callback);
+  }
+  /** The current connection, or null. */
+  get connectionInfo(): ConnectionInfo | null {
+    return this.#session.connectionInfo;
+  }
+  /** The session underneath (tests and diagnostics). */
+  get session(): DispatchSession {
+    return this.#session;
+  }
+}

@@ -1,0 +1,783 @@
+/**
+ * The signaling server: one HTTP server with
+ * - `/dispatch`: the control WebSocket (join, presence, identity, relay, clock sync; see protocol/signaling.ts),
+ * - `/peerjs/peerjs`: the PeerJS signaling protocol for the WebRTC mesh (peer-signaling.ts),
+ * - HTTP: `GET /health`, `GET /metrics` (Prometheus text), `GET /info` and
+ *   `POST /identity/token` (both with the project token in an `Authorization: Bearer` header).
+ *
+ * A factory: nothing listens until {@link createSignalingServer} is called.
+ * Shard state goes through a {@link ShardStore} (memory by default), so the
+ * server logic stays the same when state moves to Redis.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { utf8Length } from '../protocol/data.js';
+import { PlatformError, serializeError, type ErrorCode } from '../protocol/errors.js';
+import {
+  CONTROL_PATH,
+  DEFAULT_MAX_CONNECTIONS_PER_SHARD,
+  DEFAULT_MAX_EVENTS_PER_SECOND,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  FRAME_ENVELOPE_BYTES,
+  isShardName,
+  MAX_CONNECTIONS_PER_SHARD_LIMIT,
+  MAX_USER_INFO_BYTES,
+  parseClientMessage,
+  parseJsonObject,
+  PEERJS_PATH,
+  preciseNow,
+  SIGNALING_VERSION,
+  type EmitMessage,
+  type EventPayload,
+  type JoinMessage,
+  type JoinedMessage,
+  type MemberWire,
+  type ServerMessage,
+  type WireLimits,
+} from '../protocol/signaling.js';
+import { Identity, sameSecret, type IdentityOptions } from './identity.js';
+import { randomId, readableShardName } from './names.js';
+import { PeerSignaling } from './peer-signaling.js';
+import { createMemoryStore } from './store/memory-store.js';
+import type { MemberRecord, ShardMessage, ShardStore } from './store/store.js';
+
+/** Limits of the server; every one has a default and may be changed. */
+export interface SignalingLimits {
+  /** Largest event payload, in UTF-8 bytes of JSON. Default 64 KiB; above: `PAYLOAD_TOO_LARGE`. */
+  readonly maxPayloadBytes: number;
+  /** Events per client per second, sustained (bursts up to twice as many). Default 100; above: `RATE_LIMITED`. */
+  readonly maxEventsPerSecond: number;
+  /** Other control frames per client per second (pings, identify, info…), burst twice. Default 50. */
+  readonly maxMessagesPerSecond: number;
+  /** Shards one project may have at once. Default 10,000; above: `TOO_MANY_SHARDS`. */
+  readonly maxShardsPerProject: number;
+  /** Largest `userInfo`, in UTF-8 bytes of JSON. Default (and most) 4 KiB; above: `VALUE_TOO_LARGE`. */
+  readonly maxUserInfoBytes: number;
+  /** A client's outgoing buffer above this is a consumer too slow to keep: its socket is closed. Default 8 MiB. */
+  readonly maxBufferedBytes: number;
+}
+
+/** Options of {@link createSignalingServer}. */
+export interface SignalingServerOptions {
+  /** Port; 0 picks a free one. Default 8787. */
+  readonly port?: number;
+  /** Interface to listen on. Default: every interface. */
+  readonly host?: string;
+  /** The projects served: `{ [projectId]: projectToken }`. Backend clients must present the token. */
+  readonly projects: Readonly<Record<string, string>>;
+  /** Where shard state lives. Default: in memory (this process only). */
+  readonly store?: ShardStore;
+  /** User token signing and verification. */
+  readonly identity?: IdentityOptions;
+  /** Limits; see {@link SignalingLimits}. */
+  readonly limits?: Partial<SignalingLimits>;
+  /** Ping interval of every socket; a socket silent for two intervals is removed. Default 10,000 ms (so within 30 s). */
+  readonly heartbeatIntervalMs?: number;
+  /** How long a dropped client keeps its id and place in its shard. Default 30,000 ms. */
+  readonly reconnectGraceMs?: number;
+  /** A socket that has not joined within this is closed. Default 10,000 ms. */
+  readonly joinTimeoutMs?: number;
+  /** Above this many browser members a shard relays every event instead of meshing. Default 16. */
+  readonly meshMaxMembers?: number;
+  /** Where diagnostic lines go. Default: nowhere. */
+  readonly log?: (line: string) => void;
+}
+
+/** A running signaling server. */
+export interface SignalingServer {
+  /** Resolves once the server listens. */
+  readonly ready: Promise<void>;
+  /** `http://host:port` once ready (throws before). Clients derive `ws://host:port/dispatch` from it. */
+  readonly url: string;
+  /** Stops listening and closes every socket (code 1012: clients reconnect elsewhere or later). */
+  close(): Promise<void>;
+  /** Signs a user token, as `POST /identity/token` does. */
+  issueUserToken(projectId: string, userId: string, ttlSeconds?: number): Promise<{ token: string; expiresAt: number }>;
+  /** Counters, as `GET /metrics` reports them. */
+  metrics(): SignalingMetrics;
+}
+
+/** Counters of a server. */
+export interface SignalingMetrics {
+  readonly connections: number;
+  readonly shards: number;
+  readonly members: number;
+  readonly peerSockets: number;
+  readonly joins: number;
+  readonly eventsIn: number;
+  readonly deliveries: number;
+  readonly errors: number;
+  readonly invalidFrames: number;
+  readonly heapUsedBytes: number;
+  readonly rssBytes: number;
+}
+
+const DEFAULT_LIMITS: SignalingLimits = {
+  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
+  maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,
+  maxMessagesPerSecond: 50,
+  maxShardsPerProject: 10_000,
+  maxUserInfoBytes: MAX_USER_INFO_BYTES,
+  maxBufferedBytes: 8 * 1024 * 1024,
+};
+
+/**
+ * One control socket. Kept small (no closures per socket): 10,000 idle
+ * clients must fit in 20 KB each, sockets included.
+ */
+class Connection {
+  state: 'new' | 'joining' | 'joined' | 'offline' | 'closed' = 'new';
+  alive = true;
+  leaving = false;
+  projectId = '';
+  shardName = '';
+  clientId = '';
+  kind: 'browser' | 'backend' = 'browser';
+  userId: string | null = null;
+  peerId: string | null = null;
+  peerToken = '';
+  maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
+  /** Highest event seq received from this client. */
+  lastSeq = 0;
+  eventTokens: number;
+  eventStamp: number;
+  messageTokens: number;
+  messageStamp: number;
+  graceTimer: ReturnType<typeof setTimeout> | undefined;
+  constructor(
+    readonly socket: WebSocket,
+    readonly openedAt: number,
+    limits: SignalingLimits,
+  ) {
+    this.eventTokens = limits.maxEventsPerSecond * 2;
+    this.messageTokens = limits.maxMessagesPerSecond * 2;
+    this.eventStamp = this.messageStamp = openedAt;
+  }
+}
+
+interface Hub {
+  readonly locals: Map<string, Connection>;
+  unsubscribe: () => void;
+}
+
+const toWire = (member: MemberRecord): MemberWire => ({
+  clientId: member.clientId,
+  userInfo: member.userInfo,
+  userId: member.userId,
+  connectedAt: member.connectedAt,
+  peerId: member.peerId,
+});
+
+/** Takes a token from a bucket refilled at `rate` per second up to `2 × rate`; false when empty. */
+function take(connection: Connection, which: 'event' | 'message', rate: number, now: number): boolean {
+  const tokensKey = which === 'event' ? 'eventTokens' : 'messageTokens';
+  const stampKey = which === 'event' ? 'eventStamp' : 'messageStamp';
+  const tokens = Math.min(rate * 2, connection[tokensKey] + ((now - connection[stampKey]) / 1000) * rate);
+  connection[stampKey] = now;
+  if (tokens < 1) {
+    connection[tokensKey] = tokens;
+    return false;
+  }
+  connection[tokensKey] = tokens - 1;
+  return true;
+}
+
+/**
+ * Creates and starts a signaling server. Resolve `ready` before using `url`.
+ *
+ * @example
+ * const server = createSignalingServer({ port: 0, projects: { demo: process.env.DEMO_TOKEN! } });
+ * await server.ready;
+ * console.log(server.url);
+ */
+export function createSignalingServer(options: SignalingServerOptions): SignalingServer {
+  const limits: SignalingLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  if (limits.maxUserInfoBytes > MAX_USER_INFO_BYTES) throw new PlatformError('INVALID_CONFIG', `maxUserInfoBytes is at most ${MAX_USER_INFO_BYTES}`);
+  const projects = new Map(Object.entries(options.projects));
+  const ownStore = options.store === undefined;
+  const store = options.store ?? createMemoryStore();
+  const identity = new Identity(options.identity);
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 10_000;
+  const reconnectGraceMs = options.reconnectGraceMs ?? 30_000;
+  const joinTimeoutMs = options.joinTimeoutMs ?? 10_000;
+  const meshMaxMembers = options.meshMaxMembers ?? 16;
+  const log = options.log ?? (() => {});
+  // Resume tokens carry this: a client back after a restart is told apart from one whose grace ran out.
+  const bootId = randomBytes(6).toString('base64url');
+  const wireLimits: WireLimits = {
+    maxPayloadBytes: limits.maxPayloadBytes,
+    maxEventsPerSecond: limits.maxEventsPerSecond,
+    maxUserInfoBytes: limits.maxUserInfoBytes,
+    meshMaxMembers,
+    reconnectGraceMs,
+    heartbeatIntervalMs,
+  };
+
+  const connections = new Set<Connection>();
+  const hubs = new Map<string, Hub>();
+  /** Clients within their grace period, by `project\0shard\0client`. */
+  const offline = new Map<string, Connection>();
+  const peers = new PeerSignaling();
+  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0 };
+
+  const shardKey = (projectId: string, shardName: string): string => `${projectId}\u0000${shardName}`;
+  const memberKey = (c: Connection): string => `${c.projectId}\u0000${c.shardName}\u0000${c.clientId}`;
+
+  // ─── sending ──────────────────────────────────────────────────────────────
+
+  function send(connection: Connection, message: ServerMessage): void {
+    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(message));
+  }
+  function sendRaw(connection: Connection, frame: Buffer): void {
+    const socket = connection.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > limits.maxBufferedBytes) {
+      // A consumer this far behind would hold the server's memory hostage; it reconnects and resumes.
+      log(`platform-kit: closing ${connection.clientId}: ${socket.bufferedAmount} bytes unsent`);
+      socket.terminate();
+      return;
+    }
+    socket.send(frame, { binary: false });
+    counters.deliveries++;
+  }
+  function fail(connection: Connection, code: ErrorCode, message: string, ref: { id?: number; seq?: number } = {}): void {
+    counters.errors++;
+    send(connection, { type: 'error', ...ref, error: serializeError(new PlatformError(code, message)) });
+  }
+
+  // ─── shards on this node ──────────────────────────────────────────────────
+
+  function onShardMessage(hub: Hub, message: ShardMessage): void {
+    const frame = Buffer.from(message.frame);
+    if (message.kind === 'presence') {
+      for (const c of hub.locals.values()) if (c.clientId !== message.except) sendRaw(c, frame);
+      return;
+    }
+    const { from, to } = message;
+    if (to === null) {
+      for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(c, frame);
+      return;
+    }
+    // Recipients name client ids or verified user ids; a sender never receives its own event.
+    const names = to.length > 8 ? new Set(to) : null;
+    const has = (name: string): boolean => (names ? names.has(name) : to.includes(name));
+    for (const c of hub.locals.values()) {
+      if (c.clientId !== from && (has(c.clientId) || (c.userId !== null && has(c.userId)))) sendRaw(c, frame);
+    }
+  }
+
+  function attach(connection: Connection): void {
+    const key = shardKey(connection.projectId, connection.shardName);
+    let hub = hubs.get(key);
+    if (!hub) {
+      // One subscription per shard and node, not per socket.
+      const created: Hub = { locals: new Map(), unsubscribe: () => {} };
+      created.unsubscribe = store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(created, message));
+      hubs.set(key, created);
+      hub = created;
+    }
+    hub.locals.set(connection.clientId, connection);
+  }
+
+  function detach(connection: Connection): void {
+    const key = shardKey(connection.projectId, connection.shardName);
+    const hub = hubs.get(key);
+    if (!hub || hub.locals.get(connection.clientId) !== connection) return;
+    hub.locals.delete(connection.clientId);
+    if (hub.locals.size === 0) {
+      hub.unsubscribe();
+      hubs.delete(key);
+    }
+  }
+
+  function publishPresence(connection: Connection, frame: ServerMessage, except: string | null): void {
+    store.publish(connection.projectId, connection.shardName, { kind: 'presence', frame: JSON.stringify(frame), except });
+  }
+
+  /** Removes a client for good: from the store, its peer id, and (when still listed) from presence. */
+  async function finalize(connection: Connection, announce: boolean): Promise<void> {
+    clearTimeout(connection.graceTimer);
+    offline.delete(memberKey(connection));
+    connection.state = 'closed';
+    if (connection.peerId) peers.revoke(connection.peerId);
+    const removed = await store.leave(connection.projectId, connection.shardName, connection.clientId);
+    if (removed && announce) publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
+  }
+
+  // ─── socket lifecycle ─────────────────────────────────────────────────────
+
+  function onClose(connection: Connection): void {
+    connections.delete(connection);
+    if (connection.state !== 'joined') {
+      if (connection.state !== 'offline') connection.state = 'closed';
+      return;
+    }
+    detach(connection);
+    if (connection.leaving) {
+      void finalize(connection, true);
+      return;
+    }
+    // Presence follows the socket at once; the id and place are kept for the grace period.
+    connection.state = 'offline';
+    offline.set(memberKey(connection), connection);
+    void store.update(connection.projectId, connection.shardName, connection.clientId, { online: false });
+    publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
+    connection.graceTimer = setTimeout(() => {
+      if (connection.state === 'offline') void finalize(connection, false);
+    }, reconnectGraceMs);
+    connection.graceTimer.unref?.();
+  }
+
+  function onMessage(connection: Connection, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    connection.alive = true;
+    const bytes = Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+    const now = preciseNow();
+    if (isBinary) return invalid(connection, now, 'binary frames are not part of the protocol');
+    if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
+      if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
+      return;
+    }
+    const message = parseClientMessage(parseJsonObject(String(data)));
+    if (message === null) return invalid(connection, now, 'malformed frame');
+    if (message.type === 'emit') return onEmit(connection, message, bytes, now);
+    if (!take(connection, 'message', limits.maxMessagesPerSecond, now)) {
+      if (message.type !== 'ping') fail(connection, 'RATE_LIMITED', 'too many messages', { id: message.id });
+      return;
+    }
+    switch (message.type) {
+      case 'ping':
+        return send(connection, { type: 'pong', id: message.id, c: message.c, s: preciseNow() });
+      case 'join':
+        return void onJoin(connection, message).catch((error: unknown) => {
+          log(`platform-kit: join failed: ${String(error)}`);
+          if (connection.state === 'joining') connection.state = 'new';
+          fail(connection, 'INTERNAL', 'join failed', { id: message.id });
+        });
+      default:
+        if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'join first', { id: message.id });
+    }
+    switch (message.type) {
+      case 'identify':
+        return void identity.verify(connection.projectId, message.token).then(
+          (userId) => setUser(connection, message.id, { userId }),
+          (error: unknown) => send(connection, { type: 'error', id: message.id, error: serializeError(error) }),
+        );
+      case 'userInfo': {
+        const size = utf8Length(JSON.stringify(message.userInfo));
+        if (size > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', `userInfo is ${size} bytes, over ${limits.maxUserInfoBytes}`, { id: message.id });
+        return void setUser(connection, message.id, { userInfo: message.userInfo });
+      }
+      case 'info':
+        return void store.shards(connection.projectId).then((shards) => send(connection, { type: 'info', id: message.id, shards }));
+      case 'leave':
+        connection.leaving = true;
+        send(connection, { type: 'ok', id: message.id });
+        connection.socket.close(1000, 'left');
+        return;
+    }
+  }
+
+  function invalid(connection: Connection, now: number, why: string): void {
+    counters.invalidFrames++;
+    // Answers to junk are rate limited too: a flood of junk gets silence, not an echo flood.
+    if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'INVALID_MESSAGE', why);
+  }
+
+  async function setUser(connection: Connection, id: number, patch: { userId?: string; userInfo?: EventPayload }): Promise<void> {
+    if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'not connected', { id });
+    if (patch.userId !== undefined) connection.userId = patch.userId;
+    const member = await store.update(connection.projectId, connection.shardName, connection.clientId, patch);
+    send(connection, { type: 'ok', id, userId: connection.userId });
+    // Everyone, the client itself included, sees the new list.
+    if (member) publishPresence(connection, { type: 'presence', op: 'update', member: toWire(member) }, null);
+  }
+
+  function onEmit(connection: Connection, message: EmitMessage, bytes: number, now: number): void {
+    const seq = message.seq;
+    if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'join first', { seq });
+    // A resend after a reconnection: already relayed once.
+    if (seq <= connection.lastSeq) return;
+    connection.lastSeq = seq;
+    counters.eventsIn++;
+    if (!take(connection, 'event', limits.maxEventsPerSecond, now)) {
+      return fail(connection, 'RATE_LIMITED', `more than ${limits.maxEventsPerSecond} events per second`, { seq });
+    }
+    if (bytes > limits.maxPayloadBytes) {
+      const size = utf8Length(JSON.stringify(message.payload));
+      if (size > limits.maxPayloadBytes) return fail(connection, 'PAYLOAD_TOO_LARGE', `payload is ${size} bytes, over ${limits.maxPayloadBytes}`, { seq });
+    }
+    const frame = JSON.stringify({
+      type: 'event',
+      from: connection.clientId,
+      userId: connection.userId,
+      seq,
+      name: message.name,
+      payload: message.payload,
+      ts: message.ts,
+    });
+    store.publish(connection.projectId, connection.shardName, { kind: 'event', from: connection.clientId, to: message.to ?? null, frame });
+  }
+
+  // ─── join and resume ──────────────────────────────────────────────────────
+
+  async function onJoin(connection: Connection, message: JoinMessage): Promise<void> {
+    const id = message.id;
+    if (connection.state !== 'new') return fail(connection, 'INVALID_MESSAGE', 'already joined', { id });
+    if (message.v !== SIGNALING_VERSION) return fail(connection, 'UNSUPPORTED', `protocol version ${message.v}; this server speaks ${SIGNALING_VERSION}`, { id });
+    const projectToken = projects.get(message.projectId);
+    if (projectToken === undefined) return refuse(connection, 'UNAUTHORIZED', `unknown project "${message.projectId}"`, id);
+    if (message.kind === 'backend' && (message.projectToken === undefined || !sameSecret(message.projectToken, projectToken))) {
+      return refuse(connection, 'UNAUTHORIZED', 'a backend client needs its project token', id);
+    }
+    if (message.shardName !== undefined && !isShardName(message.shardName)) {
+      return fail(connection, 'INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit', { id });
+    }
+    const max = message.maxConnectionsPerShard ?? DEFAULT_MAX_CONNECTIONS_PER_SHARD;
+    if (max < 1 || max > MAX_CONNECTIONS_PER_SHARD_LIMIT) {
+      return fail(connection, 'INVALID_ARGUMENT', `maxConnectionsPerShard must be 1 to ${MAX_CONNECTIONS_PER_SHARD_LIMIT}`, { id });
+    }
+    const userInfo = message.userInfo ?? {};
+    if (utf8Length(JSON.stringify(userInfo)) > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', 'userInfo is over the limit', { id });
+    connection.state = 'joining';
+    connection.projectId = message.projectId;
+    connection.kind = message.kind;
+    connection.maxConnectionsPerShard = max;
+
+    let userId: string | null = null;
+    let identifyError: ReturnType<typeof serializeError> | null = null;
+    if (message.authorization !== undefined) {
+      try {
+        userId = await identity.verify(message.projectId, message.authorization);
+      } catch (error) {
+        // The client stays connected, unidentified, and is told why.
+        identifyError = serializeError(error);
+      }
+    }
+
+    const resumed = message.resume ? await resume(connection, message, userId, userInfo) : null;
+    if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
+    let members: readonly MemberRecord[];
+    if (resumed) {
+      members = resumed;
+    } else {
+      connection.clientId = randomId();
+      connection.userId = userId;
+      if (message.kind === 'browser') {
+        connection.peerId = randomId(true);
+        connection.peerToken = randomId();
+      }
+      const outcome = await store.join({
+        projectId: message.projectId,
+        shardName: message.shardName,
+        maxConnectionsPerShard: max,
+        maxShards: limits.maxShardsPerProject,
+        member: memberRecord(connection, userInfo),
+        newShardName: readableShardName,
+      });
+      if (!outcome.ok) {
+        connection.state = 'new';
+        const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
+        return fail(connection, code, code === 'SHARD_FULL' ? `shard "${message.shardName ?? ''}" is full` : 'the project has too many shards', { id });
+      }
+      connection.shardName = outcome.shardName;
+      members = outcome.members;
+    }
+    if (connection.socket.readyState !== connection.socket.OPEN) {
+      // Closed while joining: nobody will ever resume this one.
+      connection.state = 'joined';
+      detach(connection);
+      return void finalize(connection, false);
+    }
+    counters.joins++;
+    connection.state = 'joined';
+    if (connection.peerId) peers.register(connection.peerId, connection.peerToken, shardKey(connection.projectId, connection.shardName));
+    attach(connection);
+    const self = members.find((member) => member.clientId === connection.clientId);
+    const joined: JoinedMessage = {
+      type: 'joined',
+      id,
+      clientId: connection.clientId,
+      shardName: connection.shardName,
+      resumeToken: identity.resumeToken(bootId, connection.projectId, connection.shardName, connection.clientId),
+      resumed: resumed !== null,
+      lastSeq: connection.lastSeq,
+      peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
+      members: members.filter((member) => member.online || member.clientId === connection.clientId).map(toWire),
+      limits: wireLimits,
+      userId: connection.userId,
+      identifyError,
+      s: preciseNow(),
+    };
+    send(connection, joined);
+    if (self) publishPresence(connection, { type: 'presence', op: 'add', member: toWire({ ...self, online: true }) }, connection.clientId);
+  }
+
+  function memberRecord(connection: Connection, userInfo: EventPayload): MemberRecord {
+    return {
+      clientId: connection.clientId,
+      userInfo,
+      userId: connection.userId,
+      connectedAt: Date.now(),
+      peerId: connection.peerId,
+      kind: connection.kind,
+      online: true,
+    };
+  }
+
+  /** Takes back an earlier client id and place; returns the shard's members, or null for a fresh join. */
+  async function resume(connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
+    const { clientId, resumeToken } = message.resume!;
+    const checked = identity.checkResumeToken(resumeToken, message.projectId, clientId);
+    if (!checked) return null; // forged or from another secret: a fresh join, never someone else's id
+    const existing = await store.member(message.projectId, checked.shardName, clientId);
+    connection.clientId = clientId;
+    connection.shardName = checked.shardName;
+    if (existing) {
+      // Within the grace period, or the old socket is half open and not noticed yet: take over from it.
+      const key = memberKey(connection);
+      const previous = offline.get(key) ?? hubs.get(shardKey(connection.projectId, connection.shardName))?.locals.get(clientId);
+      if (previous && previous !== connection) {
+        clearTimeout(previous.graceTimer);
+        offline.delete(key);
+        if (previous.state === 'joined') {
+          detach(previous);
+          publishPresence(previous, { type: 'presence', op: 'remove', clientId }, clientId);
+        }
+        previous.state = 'closed';
+        previous.socket.terminate();
+        connection.lastSeq = previous.lastSeq;
+        connection.peerId = previous.peerId;
+        connection.peerToken = previous.peerToken;
+      } else if (!previous) {
+        // Held by another node (Redis): a fresh peer id, and the receivers' duplicate check covers resent events.
+        if (message.kind === 'browser') {
+          connection.peerId = randomId(true);
+          connection.peerToken = randomId();
+        }
+      }
+      connection.userId = userId ?? existing.userId;
+      const member = await store.update(message.projectId, checked.shardName, clientId, {
+        online: true,
+        userId: connection.userId,
+        ...(message.userInfo ? { userInfo } : {}),
+        ...(connection.peerId !== existing.peerId ? { peerId: connection.peerId } : {}),
+      });
+      return member ? store.members(message.projectId, checked.shardName) : fallback(connection);
+    }
+    if (checked.bootId === bootId) return fallback(connection); // the grace period ran out: a new id
+    // The server restarted and lost its state: the client takes its old id and shard back if there is room.
+    connection.userId = userId;
+    if (message.kind === 'browser') {
+      connection.peerId = randomId(true);
+      connection.peerToken = randomId();
+    }
+    const outcome = await store.join({
+      projectId: message.projectId,
+      shardName: checked.shardName,
+      maxConnectionsPerShard: connection.maxConnectionsPerShard,
+      maxShards: limits.maxShardsPerProject,
+      member: memberRecord(connection, userInfo),
+      newShardName: readableShardName,
+    });
+    return outcome.ok ? outcome.members : fallback(connection);
+  }
+
+  function fallback(connection: Connection): null {
+    connection.clientId = '';
+    connection.shardName = '';
+    connection.peerId = null;
+    connection.peerToken = '';
+    connection.lastSeq = 0;
+    return null;
+  }
+
+  function refuse(connection: Connection, code: ErrorCode, message: string, id: number): void {
+    fail(connection, code, message, { id });
+    connection.state = 'closed';
+    connection.socket.close(4001, code);
+  }
+
+  // ─── HTTP ─────────────────────────────────────────────────────────────────
+
+  function authorizedProject(request: IncomingMessage): string | null {
+    const projectId = request.headers['x-platform-project'];
+    const header = request.headers.authorization ?? '';
+    const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+    if (typeof projectId !== 'string') return null;
+    const expected = projects.get(projectId);
+    return expected !== undefined && token.length > 0 && sameSecret(token, expected) ? projectId : null;
+  }
+
+  function json(response: ServerResponse, status: number, body: unknown): void {
+    response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    response.end(JSON.stringify(body));
+  }
+
+  function metrics(): SignalingMetrics {
+    const memory = process.memoryUsage();
+    const stats = store.stats();
+    return {
+      connections: connections.size,
+      shards: stats.shards,
+      members: stats.members,
+      peerSockets: peers.sockets,
+      ...counters,
+      heapUsedBytes: memory.heapUsed,
+      rssBytes: memory.rss,
+    };
+  }
+
+  async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://server');
+    const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    switch (route) {
+      case 'GET /':
+        return json(response, 200, { name: 'platform-kit signaling', version: SIGNALING_VERSION, control: CONTROL_PATH, peerjs: PEERJS_PATH });
+      case 'GET /health':
+        return json(response, 200, { status: 'ok', connections: connections.size });
+      case 'GET /metrics': {
+        const lines = Object.entries(metrics()).map(([key, value]) => `platform_kit_${key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())} ${value}`);
+        response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+        return void response.end(lines.join('\n') + '\n');
+      }
+      case 'GET /info': {
+        const projectId = authorizedProject(request);
+        if (!projectId) return json(response, 401, serializeError(new PlatformError('UNAUTHORIZED', 'project id and token required')));
+        return json(response, 200, await store.shards(projectId));
+      }
+      case 'POST /identity/token': {
+        const projectId = authorizedProject(request);
+        if (!projectId) return json(response, 401, serializeError(new PlatformError('UNAUTHORIZED', 'project id and token required')));
+        const body = parseJsonObject(await readBody(request, 4096));
+        if (!body) return json(response, 400, serializeError(new PlatformError('INVALID_ARGUMENT', 'body must be JSON { userId, ttlSeconds? }')));
+        try {
+          const ttl = body['ttlSeconds'];
+          return json(response, 200, await identity.issue(projectId, body['userId'] as string, typeof ttl === 'number' ? ttl : undefined));
+        } catch (error) {
+          return json(response, 400, serializeError(error));
+        }
+      }
+      default:
+        if (request.method === 'GET' && url.pathname.startsWith(PEERJS_PATH) && url.pathname.endsWith('/id')) {
+          // peerjs asks here for an id when given none; ours are issued with `joined`, bound to a client.
+          response.writeHead(403, { 'content-type': 'text/plain' });
+          return void response.end('platform-kit: peer ids are issued on the control socket');
+        }
+        return json(response, 404, serializeError(new PlatformError('NOT_FOUND', `no route ${route}`)));
+    }
+  }
+
+  // ─── wiring ───────────────────────────────────────────────────────────────
+
+  const http = createServer((request, response) => {
+    onRequest(request, response).catch((error: unknown) => {
+      log(`platform-kit: ${String(error)}`);
+      if (!response.headersSent) json(response, 500, serializeError(error));
+      else response.end();
+    });
+  });
+  // Room for a full payload, its envelope and JSON escaping; larger frames end the socket (ws code 1009).
+  const maxFrameBytes = (limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) * 4;
+  const controlServer = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+  const peerServer = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024, perMessageDeflate: false, clientTracking: false });
+
+  function onPong(this: WebSocket): void {
+    const connection = socketOwners.get(this);
+    if (connection) connection.alive = true;
+  }
+  const socketOwners = new WeakMap<WebSocket, Connection>();
+
+  controlServer.on('connection', (socket: WebSocket) => {
+    const connection = new Connection(socket, Date.now(), limits);
+    connections.add(connection);
+    socketOwners.set(socket, connection);
+    socket.on('message', (data, isBinary) => onMessage(connection, data, isBinary));
+    socket.on('close', () => onClose(connection));
+    socket.on('error', () => socket.terminate());
+    socket.on('pong', onPong);
+  });
+
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = new URL(request.url ?? '/', 'http://server').pathname;
+    if (pathname === CONTROL_PATH) {
+      controlServer.handleUpgrade(request, socket, head, (ws) => controlServer.emit('connection', ws, request));
+    } else if (pathname === `${PEERJS_PATH}peerjs`) {
+      peerServer.handleUpgrade(request, socket, head, (ws) => peers.accept(ws, request));
+    } else {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    }
+  });
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const connection of connections) {
+      if (connection.state === 'new' && now - connection.openedAt > joinTimeoutMs) {
+        connection.socket.close(4008, 'join timeout');
+      } else if (!connection.alive) {
+        // Two intervals without a pong or a frame: the socket is dead (or the network is); presence follows.
+        connection.socket.terminate();
+      } else {
+        connection.alive = false;
+        connection.socket.ping();
+      }
+    }
+    peers.sweep(now);
+  }, heartbeatIntervalMs);
+  sweep.unref();
+
+  let address: AddressInfo | null = null;
+  const ready = new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 8787, options.host, () => {
+      http.off('error', reject);
+      address = http.address() as AddressInfo;
+      resolve();
+    });
+  });
+
+  let closing: Promise<void> | null = null;
+  return {
+    ready,
+    get url(): string {
+      if (!address) throw new PlatformError('NOT_CONNECTED', 'the server is not listening yet: await server.ready');
+      const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
+      return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        for (const connection of connections) connection.socket.close(1012, 'server restart');
+        for (const connection of offline.values()) clearTimeout(connection.graceTimer);
+        peers.close();
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        });
+        for (const connection of connections) connection.socket.terminate();
+        if (ownStore) await store.close();
+      })();
+      return closing;
+    },
+    issueUserToken: (projectId, userId, ttlSeconds) => identity.issue(projectId, userId, ttlSeconds),
+    metrics,
+  };
+}
+
+function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(new PlatformError('PAYLOAD_TOO_LARGE', 'request body too large'));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}

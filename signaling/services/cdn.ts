@@ -1,0 +1,234 @@
+/**
+ * The project CDN: files stored under `<dataDir>/cdn/<projectId>/<path>`.
+ *
+ * Uploads (the editor's file controls) are checked before a byte is kept:
+ * the content type must be on the allow-list and match the file's extension
+ * (so a script cannot arrive as `.png`), the size is capped while streaming
+ * (not only by Content-Length), and the path is a plain relative path of
+ * safe segments: no `..`, no leading dot, no percent-escapes, no
+ * backslashes, no NUL. A file is written to a temporary name and renamed,
+ * so a reader never sees half an upload.
+ *
+ * Serving: one `Range: bytes=…` range per request (what video players ask),
+ * `206`/`416` as RFC 9110 says; files are sent with `nosniff` and a sandbox
+ * CSP so even an allowed text type can never run as a page of the server's origin.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PlatformError } from '../../protocol/errors.js';
+
+/** Content types the CDN knows, and the file extensions each may have. SVG and HTML are left out on purpose: they can run script. */
+export const KNOWN_CONTENT_TYPES: Readonly<Record<string, readonly string[]>> = {
+  'image/png': ['png'],
+  'image/jpeg': ['jpg', 'jpeg'],
+  'image/gif': ['gif'],
+  'image/webp': ['webp'],
+  'image/avif': ['avif'],
+  'audio/mpeg': ['mp3'],
+  'audio/ogg': ['ogg', 'oga'],
+  'audio/wav': ['wav'],
+  'audio/webm': ['weba'],
+  'video/mp4': ['mp4', 'm4v'],
+  'video/webm': ['webm'],
+  'video/ogg': ['ogv'],
+  'application/vnd.apple.mpegurl': ['m3u8'],
+  'video/mp2t': ['ts'],
+  'text/plain': ['txt'],
+  'application/json': ['json'],
+  'application/pdf': ['pdf'],
+  'font/woff2': ['woff2'],
+};
+
+/** Default largest upload: 25 MB (the media VCC default). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/** Limits of the CDN. */
+export interface CdnLimits {
+  /** Largest upload in bytes. Default 25 MB. */
+  readonly maxUploadBytes?: number;
+  /** Content types accepted for upload; each must be one of {@link KNOWN_CONTENT_TYPES}. Default: all of them. */
+  readonly allowedContentTypes?: readonly string[];
+}
+
+/** Rewrites a file for the query parameters of a signed URL (resize, crop…); undefined serves the file as is. */
+export type CdnTransform = (input: {
+  readonly projectId: string;
+  readonly path: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+  readonly query: URLSearchParams;
+}) => Promise<{ readonly body: Uint8Array; readonly contentType: string } | undefined>;
+
+/** A stored file. */
+export interface StoredFile {
+  readonly path: string;
+  readonly size: number;
+  readonly contentType: string;
+}
+
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+const MAX_SEGMENTS = 8;
+
+/** Files of every project under one root directory. */
+export class CdnStore {
+  readonly root: string;
+  readonly maxUploadBytes: number;
+  readonly #allowed: ReadonlyMap<string, readonly string[]>;
+
+  constructor(root: string, limits: CdnLimits = {}) {
+    this.root = resolve(root);
+    this.maxUploadBytes = limits.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+    const allowed = new Map<string, readonly string[]>();
+    for (const type of limits.allowedContentTypes ?? Object.keys(KNOWN_CONTENT_TYPES)) {
+      const extensions = KNOWN_CONTENT_TYPES[type];
+      if (!extensions) throw new PlatformError('INVALID_CONFIG', `the CDN does not know the content type "${type}"`);
+      allowed.set(type, extensions);
+    }
+    this.#allowed = allowed;
+  }
+
+  /**
+   * Checks a path inside a project's space (raw, as it appears in a URL) and
+   * returns it; throws INVALID_ARGUMENT for anything that could leave the space.
+   */
+  checkPath(path: string): string {
+    if (/[%\\\0]|[\x00-\x1f\x7f]/.test(path)) throw new PlatformError('INVALID_ARGUMENT', 'a CDN path may not hold %, \\ or control characters');
+    const segments = path.split('/');
+    if (segments.length > MAX_SEGMENTS || !segments.every((segment) => SEGMENT.test(segment))) {
+      throw new PlatformError('INVALID_ARGUMENT', `a CDN path is 1 to ${MAX_SEGMENTS} segments of [A-Za-z0-9._-], none starting with a dot`);
+    }
+    return path;
+  }
+
+  /** The content type a path is served with (by its extension), or undefined when the CDN does not serve it. */
+  contentTypeOf(path: string): string | undefined {
+    const extension = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
+    if (extension === undefined) return undefined;
+    for (const [type, extensions] of this.#allowed) if (extensions.includes(extension)) return type;
+    return undefined;
+  }
+
+  /** Absolute file of `path` in `projectId`, checked to stay inside the project's directory. */
+  fileOf(projectId: string, path: string): string {
+    const projectDir = resolve(this.root, projectId);
+    const file = resolve(projectDir, this.checkPath(path));
+    // Belt and braces: the segment check already rules this out.
+    if (!file.startsWith(projectDir + sep)) throw new PlatformError('INVALID_ARGUMENT', 'the path leaves the project');
+    return file;
+  }
+
+  /** Stores the body of `req` at `path`. Checks the type and streams with the size cap. */
+  async upload(projectId: string, path: string, declaredType: string | undefined, req: IncomingMessage): Promise<StoredFile> {
+    const file = this.fileOf(projectId, path);
+    const contentType = (declaredType ?? '').split(';')[0]!.trim().toLowerCase();
+    const extensions = this.#allowed.get(contentType);
+    if (!extensions) throw new PlatformError('UNSUPPORTED', `content type "${contentType || 'none'}" is not accepted; allowed: ${[...this.#allowed.keys()].join(', ')}`);
+    const extension = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
+    if (extension === undefined || !extensions.includes(extension)) {
+      throw new PlatformError('INVALID_ARGUMENT', `a ${contentType} file must end in .${extensions.join(' or .')}`);
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.maxUploadBytes) {
+      throw new PlatformError('PAYLOAD_TOO_LARGE', `the upload is ${declared} bytes, over the limit of ${this.maxUploadBytes}`);
+    }
+    await mkdir(dirname(file), { recursive: true });
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    let size = 0;
+    const limit = this.maxUploadBytes;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        if (size > limit) callback(new PlatformError('PAYLOAD_TOO_LARGE', `the upload is over the limit of ${limit} bytes`));
+        else callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(req, counter, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
+      await rename(temporary, file);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+    return { path, size, contentType };
+  }
+
+  /** Answers `req` with the file at `path` of `projectId` (Range aware); 404 when there is none. */
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    projectId: string,
+    path: string,
+    options: { readonly query?: URLSearchParams; readonly transform?: CdnTransform; readonly maxAgeSeconds?: number } = {},
+  ): Promise<void> {
+    const file = this.fileOf(projectId, path);
+    const contentType = this.contentTypeOf(path);
+    const info = contentType === undefined ? undefined : await stat(file).catch(() => undefined);
+    if (contentType === undefined || !info?.isFile()) throw new PlatformError('NOT_FOUND', 'no such file');
+    const headers: Record<string, string | number> = {
+      'content-type': contentType,
+      'accept-ranges': 'bytes',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': `private, max-age=${Math.max(0, Math.floor(options.maxAgeSeconds ?? 0))}`,
+    };
+    const range = req.headers.range;
+    const query = options.query;
+    if (options.transform && query && [...query.keys()].length > 0 && range === undefined) {
+      const transformed = await options.transform({ projectId, path, contentType, body: await readFile(file), query });
+      if (transformed) {
+        res.writeHead(200, { ...headers, 'content-type': transformed.contentType, 'content-length': transformed.body.byteLength });
+        res.end(req.method === 'HEAD' ? undefined : transformed.body);
+        return;
+      }
+    }
+    let start = 0;
+    let end = info.size - 1;
+    let status = 200;
+    if (typeof range === 'string') {
+      const parsed = parseRange(range, info.size);
+      if (parsed === 'unsatisfiable') {
+        res.writeHead(416, { ...headers, 'content-range': `bytes */${info.size}`, 'content-length': 0 });
+        res.end();
+        return;
+      }
+      if (parsed) {
+        ({ start, end } = parsed);
+        status = 206;
+        headers['content-range'] = `bytes ${start}-${end}/${info.size}`;
+      }
+    }
+    headers['content-length'] = info.size === 0 ? 0 : end - start + 1;
+    res.writeHead(status, headers);
+    if (req.method === 'HEAD' || info.size === 0) {
+      res.end();
+      return;
+    }
+    await pipeline(createReadStream(file, { start, end }), res);
+  }
+}
+
+/**
+ * Parses a single-range `Range` header against a file of `size` bytes.
+ * Returns the inclusive range, 'unsatisfiable', or null to ignore the header
+ * (several ranges, or a unit other than bytes: a full 200 answer is allowed).
+ */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return null;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return null;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}

@@ -1,0 +1,93 @@
+/**
+ * The shard state store: the one interface between the signaling server and
+ * where shard membership lives. In memory by default (memory-store.ts); a
+ * Redis implementation (scale-out issue) follows the same contract:
+ *
+ * - `join` is the capacity check and the insert in ONE atomic operation (a
+ *   Lua script in Redis), so concurrent joins on any number of nodes never
+ *   overfill a shard. The server never reads a count and then writes.
+ * - Members carry the node that holds their socket; Redis would keep them
+ *   under a lease that the node renews with its heartbeat sweep, so a dead
+ *   node's members expire.
+ * - `publish`/`subscribe` carry everything that must reach the members of a
+ *   shard (relayed events, presence changes, peer signaling) to every node
+ *   that holds one of them: Redis pub/sub on a channel per shard.
+ */
+import type { EventPayload, MemberWire, ShardInfo } from '../../protocol/signaling.js';
+
+/** A member as the store keeps it. `online` is false while it is within its reconnection grace period. */
+export interface MemberRecord extends MemberWire {
+  readonly kind: 'browser' | 'backend';
+  readonly online: boolean;
+}
+
+/** The mutable fields of a member. */
+export interface MemberPatch {
+  readonly userId?: string | null;
+  readonly userInfo?: EventPayload;
+  readonly online?: boolean;
+  readonly peerId?: string | null;
+}
+
+/** What a join asks for. */
+export interface JoinRequest {
+  readonly projectId: string;
+  /** A named shard, or undefined for automatic placement. */
+  readonly shardName: string | undefined;
+  /** Capacity the client asked for. */
+  readonly maxConnectionsPerShard: number;
+  /** Most shards the project may have. */
+  readonly maxShards: number;
+  readonly member: MemberRecord;
+  /** Names a new shard when automatic placement opens one; called again on a collision. */
+  readonly newShardName: () => string;
+}
+
+/** The outcome of a join: placed (with the shard's members, the new one included) or refused. */
+export type JoinOutcome =
+  | { readonly ok: true; readonly shardName: string; readonly members: readonly MemberRecord[] }
+  | { readonly ok: false; readonly reason: 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
+
+/** What travels to every node holding members of a shard. */
+export type ShardMessage =
+  | {
+      readonly kind: 'event';
+      readonly from: string;
+      /** Raw recipients (client ids or user ids), or null for every member but the sender. */
+      readonly to: readonly string[] | null;
+      /** The `event` frame, serialized once for every recipient. */
+      readonly frame: string;
+    }
+  | { readonly kind: 'presence'; readonly frame: string; readonly except: string | null };
+
+/** Listener of one shard's messages. */
+export type ShardListener = (message: ShardMessage) => void;
+
+/** Where shard state lives. Every method is atomic on its own. */
+export interface ShardStore {
+  /** Places a member (see {@link JoinRequest}); atomic capacity check and insert. */
+  join(request: JoinRequest): Promise<JoinOutcome>;
+  /** Removes a member; the shard disappears with its last member. Resolves false when it was not there. */
+  leave(projectId: string, shardName: string, clientId: string): Promise<boolean>;
+  /** Changes a member's mutable fields; resolves the new record, or null when it is gone. */
+  update(
+    projectId: string,
+    shardName: string,
+    clientId: string,
+    patch: MemberPatch,
+  ): Promise<MemberRecord | null>;
+  /** One member, or null. */
+  member(projectId: string, shardName: string, clientId: string): Promise<MemberRecord | null>;
+  /** Every member of a shard (online or within its grace period), in join order. */
+  members(projectId: string, shardName: string): Promise<readonly MemberRecord[]>;
+  /** The project's active shards and their online member counts. */
+  shards(projectId: string): Promise<readonly ShardInfo[]>;
+  /** Sends a message to every subscriber of the shard (every node holding a member). */
+  publish(projectId: string, shardName: string, message: ShardMessage): void;
+  /** Listens to a shard's messages. Returns the unsubscribe function. */
+  subscribe(projectId: string, shardName: string, listener: ShardListener): () => void;
+  /** Totals for metrics. */
+  stats(): { readonly shards: number; readonly members: number };
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}

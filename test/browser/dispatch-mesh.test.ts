@@ -1,0 +1,120 @@
+import { expect } from '@esm-bundle/chai';
+import { createDispatch, peerConnectionsCreated } from '../../guest/dispatch/index.js';
+import { backendConnect, backendDisconnect, backendReceived, Member, signalingUrl, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
+
+type Paths = Record<string, 'peer' | 'connecting' | 'relay'>;
+
+// The WebRTC mesh between cross-origin members, its fallback to the relay
+// when ICE fails, the mesh size cap, and the page's peer connection budget.
+describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function () {
+  this.timeout(60_000);
+  let server = '';
+  const members: Member[] = [];
+  before(async () => {
+    server = await signalingUrl();
+  });
+  afterEach(async () => {
+    await Promise.all(members.splice(0).map((member) => member.dispose()));
+  });
+  function member(options: Record<string, unknown> = {}): Member {
+    const created = new Member(server, options);
+    members.push(created);
+    return created;
+  }
+
+  /** Streams numbered events from `from` while `during` runs; returns how many were sent. */
+  async function stream(from: Member, during: Promise<unknown>): Promise<number> {
+    let sent = 0;
+    let done = false;
+    void during.finally(() => (done = true));
+    while (!done) {
+      await from.command('emit', 'seq', { i: sent++ });
+      await sleep(15);
+    }
+    for (let k = 0; k < 5; k++) await from.command('emit', 'seq', { i: sent++ });
+    return sent;
+  }
+
+  it('moves a pair onto a data channel, keeping order and delivering each event once across the switch; the backend still gets events by relay', async () => {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'mesh-room' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'mesh-room' });
+    await backendConnect('mesh-backend', { shardName: 'mesh-room' }, ['seq']);
+    await b.command('on', 'seq');
+    // Events flow from the first moment (relay) and go on through the switch to the mesh.
+    const opened = waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer', 'the A→B channel to open', 10_000);
+    const sent = await stream(a, opened);
+    await opened;
+    await waitUntil(() => b.events('seq').length === sent, `B to get all ${sent} events`);
+    await sleep(200);
+    expect(b.events('seq').map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: sent }, (_, i) => i));
+    expect((await b.command<Paths>('paths'))[infoA.clientId]).to.equal('peer');
+    expect(b.events('seq').every((e) => e.meta.clientId === infoA.clientId && e.meta.latencyMs >= 0 && e.meta.latencyMs < 100)).to.equal(true);
+    // The backend has no data channel: it got every one of them through the relay.
+    await waitUntilAsync(async () => (await backendReceived('mesh-backend')).length === sent, 'the backend to get them all');
+    expect((await backendReceived('mesh-backend')).map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: sent }, (_, i) => i));
+    expect(await a.command('peerConnections')).to.deep.equal({ page: 2, mesh: 1 }); // + peerjs's support probe
+    await backendDisconnect('mesh-backend');
+  });
+
+  it('notices a failed ICE pair within 10 s and relays without the application seeing a gap', async () => {
+    const a = member();
+    const b = member({ blockIceCandidates: true }); // test hook: B gathers no candidates, so ICE cannot succeed
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'ice-room' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'ice-room' });
+    await b.command('on', 'seq');
+    const started = performance.now();
+    const failed = waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'relay', 'A to give up on the pair', 11_000);
+    const sent = await stream(a, failed);
+    const noticedMs = performance.now() - started;
+    expect(noticedMs).to.be.below(10_600);
+    await waitUntil(() => b.events('seq').length === sent, 'every event, relayed');
+    expect(b.events('seq').map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: sent }, (_, i) => i));
+    expect((await b.command<Paths>('paths'))[infoA.clientId]).to.equal('relay');
+  });
+
+  it('relays everything past the mesh size, so no page holds a connection per member', async () => {
+    const trio = [member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 })];
+    const infos = [];
+    for (const m of trio) infos.push(await m.command<{ clientId: string }>('connect', { shardName: 'big-room' }));
+    await trio[2]!.command('on', 'hi');
+    await trio[0]!.command('emit', 'hi', { n: 1 });
+    await waitUntil(() => trio[2]!.events('hi').length === 1, 'the event by relay');
+    await sleep(300);
+    for (const m of trio) expect(Object.values(await m.command<Paths>('paths')).every((path) => path === 'relay')).to.equal(true);
+    // The first two meshed while they were two; the third never opened one.
+    expect((await trio[2]!.command<{ mesh: number }>('peerConnections')).mesh).to.equal(0);
+  });
+
+  it('keeps 600 joins and leaves in one page under Chrome’s 500 peer connection limit, and still delivers', async () => {
+    let created = 0;
+    const Native = window.RTCPeerConnection;
+    window.RTCPeerConnection = class extends Native {
+      constructor(config?: RTCConfiguration) {
+        super(config);
+        created++;
+      }
+    } as typeof RTCPeerConnection;
+    try {
+      const stay = createDispatch({ url: server, projectId: 'demo', p2pTimeoutMs: 3_000 });
+      await stay.connect({ shardName: 'churn' });
+      for (let i = 0; i < 600; i++) {
+        const visitor = createDispatch({ url: server, projectId: 'demo', p2pTimeoutMs: 3_000 });
+        await visitor.connect({ shardName: 'churn' });
+        await visitor.disconnect();
+      }
+      expect(created).to.be.below(500);
+      expect(peerConnectionsCreated()).to.be.at.most(401);
+      const last = createDispatch({ url: server, projectId: 'demo' });
+      const got: number[] = [];
+      stay.on('after', (payload) => got.push(payload['k'] as number));
+      await last.connect({ shardName: 'churn' });
+      await last.emitEvent('after', { k: 1 });
+      await waitUntil(() => got.length === 1, 'an event after the churn');
+      await last.disconnect();
+      await stay.disconnect();
+    } finally {
+      window.RTCPeerConnection = Native;
+    }
+  });
+});

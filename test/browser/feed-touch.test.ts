@@ -1,0 +1,161 @@
+import { expect } from '@esm-bundle/chai';
+import { FeedReports, mountFeed, swipe, templateItems, touch, type MountedFeed } from './support/feed.js';
+import { sleep, waitUntil } from './support/probe.js';
+
+describe('feed: real touches over cross-origin templates (DevTools Protocol)', () => {
+  let feed: MountedFeed | undefined;
+  let reports: FeedReports;
+  beforeEach(() => {
+    reports = new FeedReports();
+  });
+  afterEach(() => {
+    feed?.dispose();
+    feed = undefined;
+    reports.dispose();
+  });
+
+  const playback = (tag: string): boolean[] => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean);
+
+  it('a swipe over a template scrolls the feed: the template got the touches and forwarded them', async () => {
+    feed = mountFeed({ items: templateItems(4) });
+    const { controller } = feed;
+    const forwarded: { index: number; type: string; y: number }[] = [];
+    controller.on('touch', ({ index, type, touches }) => forwarded.push({ index, type, y: touches[0]?.y ?? Number.NaN }));
+    const settled: number[] = [];
+    controller.on('settle', ({ index }) => settled.push(index));
+    await reports.waitFor('playback', 't0');
+
+    await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
+    await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+    await waitUntil(() => reports.of('touch', 't0').some((data) => data['type'] === 'touchend'), "the template's touchend report");
+    // The template's own document saw the touches (they hit the cross-origin iframe, not the feed page)…
+    const seen = reports.of('touch', 't0').map((data) => data['type']);
+    expect(seen[0]).to.equal('touchstart');
+    expect(seen).to.include('touchmove');
+    expect(seen[seen.length - 1]).to.equal('touchend');
+    // …and forwarded them, mapped to feed coordinates, start to end.
+    expect(forwarded[0]).to.deep.include({ index: 0, type: 'start' });
+    expect(forwarded[0]?.y).to.be.closeTo(0.8 * 640, 2);
+    expect(forwarded.some((event) => event.type === 'move')).to.equal(true);
+    expect(forwarded[forwarded.length - 1]).to.deep.include({ index: 0, type: 'end' });
+    expect(forwarded[forwarded.length - 1]?.y).to.be.closeTo(0.2 * 640, 2);
+    await reports.waitFor('playback', 't1');
+    expect(playback('t0')).to.deep.equal([true, false]);
+    await waitUntil(() => settled.includes(1), 'the snap to settle on item 1');
+    // Settled on item 1: the track is one feed height up.
+    const itemRect = feed.box.querySelector('[data-index="1"]')!.getBoundingClientRect();
+    expect(Math.round(itemRect.top)).to.equal(0);
+
+    // And back down.
+    await swipe(feed.at(0.5, 0.2), feed.at(0.5, 0.8));
+    await waitUntil(() => controller.index === 0, 'the feed to move back to item 0');
+  });
+
+  it('follows the finger during a drag and settles back on a short one', async () => {
+    feed = mountFeed({ items: templateItems(3) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    await swipe(feed.at(0.5, 0.6), feed.at(0.5, 0.5), { lift: false, moves: 4 });
+    await sleep(50);
+    // Mid-gesture: item 0 moved up with the finger (about 64 px).
+    const top = feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top;
+    expect(top).to.be.within(-80, -40);
+    await touch([{ type: 'touchEnd', points: [] }]);
+    await sleep(150);
+    expect(controller.index).to.equal(0);
+    expect(Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top)).to.equal(0);
+    expect(playback('t0')).to.deep.equal([true]);
+  });
+
+  it('requestCancelTouch() keeps the gesture in the template; the next gesture scrolls again', async () => {
+    feed = mountFeed({ items: [...templateItems(1, { cancelTouch: 1 }), ...templateItems(2, {}, 1)] });
+    const { controller } = feed;
+    const cancels: boolean[] = [];
+    controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
+    await reports.waitFor('playback', 't0');
+    // t0 calls requestCancelTouch() from its own touchstart handler.
+    await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
+    await sleep(150);
+    expect(controller.index).to.equal(0);
+    expect(cancels.length).to.equal(1);
+    const seen = reports.of('touch', 't0').map((data) => data['type']);
+    expect(seen).to.include('touchmove'); // the template had the whole gesture
+    expect(seen[seen.length - 1]).to.equal('touchend');
+    expect(Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top)).to.equal(0);
+    expect(playback('t0')).to.deep.equal([true]);
+  });
+
+  it('requestCancelTouch() in the middle of a drag stops following that gesture only', async () => {
+    feed = mountFeed({ items: templateItems(3) });
+    const { controller } = feed;
+    const cancels: boolean[] = [];
+    controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
+    await reports.waitFor('playback', 't0');
+    await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.6), { lift: false, moves: 4 });
+    await sleep(50);
+    expect(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top).to.be.below(-60);
+    const reply = await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'requestCancelTouch');
+    expect(reply.ok).to.equal(true);
+    expect(cancels).to.deep.equal([true]);
+    // The rest of this gesture belongs to the template: moving on and lifting does not scroll.
+    await touch([
+      { type: 'touchMove', points: [feed.at(0.5, 0.4)], delayMs: 20 },
+      { type: 'touchMove', points: [feed.at(0.5, 0.1)], delayMs: 20 },
+      { type: 'touchEnd', points: [] },
+    ]);
+    await sleep(150);
+    expect(controller.index).to.equal(0);
+    expect(Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top)).to.equal(0);
+    // A new gesture is followed again.
+    await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
+    await waitUntil(() => controller.index === 1, 'the next gesture to scroll');
+  });
+
+  it('leaves a horizontal swipe and a two-finger gesture to the template', async () => {
+    feed = mountFeed({ items: templateItems(3) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    await swipe(feed.at(0.9, 0.5), feed.at(0.1, 0.45));
+    await touch([
+      { type: 'touchStart', points: [{ ...feed.at(0.4, 0.5), id: 1 }, { ...feed.at(0.6, 0.5), id: 2 }], delayMs: 20 },
+      // Both fingers move up together (no spread: a pinch would zoom the test page itself).
+      { type: 'touchMove', points: [{ ...feed.at(0.4, 0.4), id: 1 }, { ...feed.at(0.6, 0.4), id: 2 }], delayMs: 20 },
+      { type: 'touchMove', points: [{ ...feed.at(0.4, 0.2), id: 1 }, { ...feed.at(0.6, 0.2), id: 2 }], delayMs: 20 },
+      { type: 'touchEnd', points: [] },
+    ]);
+    await sleep(150);
+    expect(controller.index).to.equal(0);
+  });
+
+  it('plays and pauses in the right order across 20 swipes', async function () {
+    this.timeout(60_000);
+    feed = mountFeed({ items: templateItems(24) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    for (let i = 1; i <= 20; i++) {
+      // The next template preloaded (it is a neighbour): wait for it to be ready, as a user would see it.
+      await waitUntil(() => controller.statusAt(i) === 'loaded', `t${i} preloaded`);
+      if (i % 2 === 1) await swipe(feed.at(0.5, 0.85), feed.at(0.5, 0.25));
+      else await swipe(feed.at(0.5, 0.7), feed.at(0.5, 0.55), { moves: 3, stepDelayMs: 8 }); // a short flick
+      await reports.waitFor('playback', `t${i}`);
+      expect(controller.index).to.equal(i);
+    }
+    // Each template: true once when it came into focus, false once when it left (t20 still plays).
+    for (let i = 0; i < 20; i++) expect(playback(`t${i}`), `t${i}`).to.deep.equal([true, false]);
+    expect(playback('t20')).to.deep.equal([true]);
+    expect(playback('t21')).to.deep.equal([]);
+    // Never two at once: in wall-clock order, every pause comes before the next template's play.
+    const events = reports
+      .of('playback')
+      .map((data, order) => ({ at: data['at'] as number, isPlaying: data['isPlaying'] as boolean, order }))
+      .sort((a, b) => a.at - b.at || a.order - b.order);
+    let playing = 0;
+    let maxPlaying = 0;
+    for (const event of events) {
+      playing += event.isPlaying ? 1 : -1;
+      maxPlaying = Math.max(maxPlaying, playing);
+    }
+    expect(maxPlaying).to.equal(1);
+    expect(playing).to.equal(1);
+  });
+});

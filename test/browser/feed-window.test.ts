@@ -1,0 +1,208 @@
+import { expect } from '@esm-bundle/chai';
+import { FeedSdk } from '../../guest/index.js';
+import type { FeedItem } from '../../host/index.js';
+import { countIframes, FeedReports, feedFixtureUrl, mountFeed, templateItems, type MountedFeed } from './support/feed.js';
+import { sleep, waitUntil } from './support/probe.js';
+
+describe('feed: focus, playback and the live window', () => {
+  let feed: MountedFeed | undefined;
+  let reports: FeedReports;
+  beforeEach(() => {
+    reports = new FeedReports();
+  });
+  afterEach(() => {
+    feed?.dispose();
+    feed = undefined;
+    reports.dispose();
+  });
+
+  /** Playback reports of `tag`, as booleans in order. */
+  const playback = (tag: string): boolean[] => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean);
+
+  it('FeedSdk works standalone: every method resolves as a no-op and no listener fires', async () => {
+    // The test page is not embedded: the link is standalone.
+    const sdk = new FeedSdk();
+    const seen: boolean[] = [];
+    const remove = sdk.onPlaybackStateChanged((isPlaying) => seen.push(isPlaying));
+    await sdk.load();
+    await sdk.requestCancelTouch();
+    await sdk.navigate('https://example.com/');
+    await sdk.present('/relative/page');
+    await sdk.share();
+    await sdk.createRemix({ id: 'other' });
+    await sdk.createRemix();
+    expect(seen).to.deep.equal([]);
+    expect(sdk.isPlaying).to.equal(false);
+    expect(() => sdk.navigate('javascript:alert(1)')).to.throw(/only http\(s\) URLs/);
+    expect(() => sdk.present('data:text/html,hi')).to.throw().with.property('code', 'INVALID_ARGUMENT');
+    expect(() => sdk.createRemix({ id: '' })).to.throw().with.property('code', 'INVALID_ARGUMENT');
+    remove();
+    sdk.dispose();
+  });
+
+  it('shows a loading state until load(), then plays the current template only', async () => {
+    feed = mountFeed({ items: templateItems(5, { loadDelayMs: 150 }) });
+    const { controller } = feed;
+    expect(controller.index).to.equal(0);
+    expect(controller.statusAt(0)).to.equal('loading');
+    const item0 = feed.box.querySelector<HTMLElement>('[data-index="0"]');
+    expect(item0?.querySelector('.pk-feed-loading')).to.not.equal(null);
+    expect(getComputedStyle(item0!.querySelector('.pk-feed-loading')!).display).to.not.equal('none');
+    await reports.waitFor('playback', 't0');
+    expect(controller.statusAt(0)).to.equal('loaded');
+    expect(getComputedStyle(item0!.querySelector('.pk-feed-loading')!).display).to.equal('none');
+    expect(playback('t0')).to.deep.equal([true]);
+    // The neighbour preloaded (it called load()) but never heard it plays.
+    await reports.waitFor('load-called', 't1');
+    await sleep(50);
+    expect(playback('t1')).to.deep.equal([]);
+    expect(controller.liveIndices).to.deep.equal([0, 1]);
+  });
+
+  it('keeps at most 3 live iframes, preloads both neighbours and moves focus with next/previous', async () => {
+    feed = mountFeed({ items: templateItems(6) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    controller.next();
+    expect(controller.liveIndices).to.deep.equal([0, 1, 2]);
+    await reports.waitFor('playback', 't1');
+    controller.next();
+    expect(controller.liveIndices).to.deep.equal([1, 2, 3]);
+    expect(countIframes(feed.box)).to.equal(3);
+    await reports.waitFor('playback', 't2');
+    controller.previous();
+    await reports.waitFor('playback', 't1', 3);
+    expect(playback('t0')).to.deep.equal([true, false]);
+    expect(playback('t1')).to.deep.equal([true, false, true]);
+    expect(playback('t2')).to.deep.equal([true, false]);
+    expect(playback('t3')).to.deep.equal([]);
+    expect(controller.liveIndices).to.deep.equal([0, 1, 2]);
+  });
+
+  it('keeps at most 3 iframes while moving through a 200-item feed', async function () {
+    this.timeout(60_000);
+    feed = mountFeed({ items: templateItems(200), snapDurationMs: 0 });
+    const { controller } = feed;
+    let maxIframes = 0;
+    let maxLive = 0;
+    for (let i = 0; i < 199; i++) {
+      controller.next();
+      maxIframes = Math.max(maxIframes, countIframes(feed.box));
+      maxLive = Math.max(maxLive, controller.liveFrameCount);
+      // Let a few of them load and play on the way.
+      if (i % 40 === 0) await reports.waitFor('playback', `t${i + 1}`);
+    }
+    expect(controller.index).to.equal(199);
+    expect(maxIframes).to.be.at.most(3);
+    expect(maxLive).to.be.at.most(3);
+    expect(countIframes(feed.box)).to.equal(2);
+    await reports.waitFor('playback', 't199');
+  });
+
+  it('pauses the focused template when the tab is hidden and resumes it when shown', async () => {
+    feed = mountFeed({ items: templateItems(3) });
+    await reports.waitFor('playback', 't0');
+    const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, 'visibilityState');
+    try {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+      await reports.waitFor('playback', 't0', 2);
+      expect(feed.controller.isPlaying(0)).to.equal(false);
+      // Moving while hidden plays nothing.
+      feed.controller.next();
+      await sleep(100);
+      expect(playback('t1')).to.deep.equal([]);
+    } finally {
+      delete (document as { visibilityState?: unknown }).visibilityState;
+      expect(Object.getOwnPropertyDescriptor(Document.prototype, 'visibilityState')).to.deep.equal(descriptor);
+      document.dispatchEvent(new Event('visibilitychange'));
+    }
+    await reports.waitFor('playback', 't1');
+    expect(playback('t0')).to.deep.equal([true, false]);
+    expect(playback('t1')).to.deep.equal([true]);
+  });
+
+  it('skips a template that never calls load() and reports it', async () => {
+    const items: FeedItem[] = [
+      { url: feedFixtureUrl('template', { tag: 'slow', load: 'never' }), id: 'slow' },
+      ...templateItems(2),
+      { url: feedFixtureUrl('template', { tag: 'never', load: 'never' }), id: 'never' },
+      ...templateItems(1, {}, 2),
+    ];
+    feed = mountFeed({ items, loadTimeoutMs: 400 });
+    const { controller } = feed;
+    const skips: { index: number; reason: string; code: string }[] = [];
+    controller.on('skip', ({ index, reason, error }) => skips.push({ index, reason, code: error.code }));
+    const started = performance.now();
+    // The first never loads: the feed moves on to the next by itself.
+    await reports.waitFor('playback', 't0', 1, 3_000);
+    expect(performance.now() - started).to.be.within(350, 2_500);
+    expect(controller.index).to.equal(1);
+    expect(controller.statusAt(0)).to.equal('skipped');
+    expect(skips[0]).to.deep.equal({ index: 0, reason: 'load-timeout', code: 'HANDSHAKE_TIMEOUT' });
+    expect(reports.of('playback', 'slow')).to.deep.equal([]);
+    // The neighbour at 3 was preloading and never loaded: skipped before it was ever shown.
+    controller.next();
+    await waitUntil(() => controller.statusAt(3) === 'skipped', 'item 3 skipped');
+    controller.next();
+    expect(controller.index).to.equal(4);
+    await reports.waitFor('playback', 't2');
+    controller.previous();
+    expect(controller.index).to.equal(2);
+    expect(controller.previous()).to.equal(true);
+    expect(controller.previous()).to.equal(false);
+    expect(skips.map((skip) => skip.index)).to.deep.equal([0, 3]);
+  });
+
+  it('appends from a loader: an infinite feed', async () => {
+    const offsets: number[] = [];
+    feed = mountFeed({
+      items: templateItems(2),
+      loadAhead: 2,
+      loader: async ({ offset }) => {
+        offsets.push(offset);
+        await sleep(10);
+        return offset >= 8 ? [] : templateItems(3, {}, offset);
+      },
+    });
+    const { controller } = feed;
+    let ended = false;
+    controller.on('end', () => (ended = true));
+    await waitUntil(() => controller.items.length >= 5, 'the first page of the loader');
+    for (let i = 0; i < 8 && controller.next(); i++) await sleep(20);
+    await waitUntil(() => ended, 'the end of the feed');
+    expect(offsets).to.deep.equal([2, 5, 8]);
+    expect(controller.items.map((item) => item.id)).to.deep.equal(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+    expect(controller.liveFrameCount).to.be.at.most(3);
+  });
+
+  it('moves with the keyboard (arrows, j/k) and the wheel', async () => {
+    feed = mountFeed({ items: templateItems(5), snapDurationMs: 0 });
+    const { controller } = feed;
+    const key = (name: string): void => {
+      controller.viewport.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true, cancelable: true }));
+    };
+    key('ArrowDown');
+    expect(controller.index).to.equal(1);
+    key('j');
+    expect(controller.index).to.equal(2);
+    key('k');
+    expect(controller.index).to.equal(1);
+    key('ArrowUp');
+    expect(controller.index).to.equal(0);
+    key('ArrowUp');
+    expect(controller.index).to.equal(0);
+    const wheel = (deltaY: number): boolean =>
+      controller.viewport.dispatchEvent(new WheelEvent('wheel', { deltaY, bubbles: true, cancelable: true }));
+    expect(wheel(20)).to.equal(false); // the feed takes the wheel (default prevented)…
+    expect(controller.index).to.equal(0); // …but 20 px is not a step yet
+    wheel(30);
+    expect(controller.index).to.equal(1);
+    // The rest of the same stream (a trackpad's inertia) does not move it again.
+    for (let i = 0; i < 5; i++) wheel(60);
+    expect(controller.index).to.equal(1);
+    await sleep(200);
+    wheel(-100);
+    expect(controller.index).to.equal(0);
+  });
+});

@@ -1,0 +1,87 @@
+// Helpers of the services-* tests: a real services server on port 0 with its
+// state in a throwaway directory, and raw HTTP for what no client would send.
+import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServicesServer, type ServicesServer, type ServicesServerOptions } from '../../signaling/services/router.js';
+
+export const ADMIN_KEY = 'the-platform-admin-key-for-tests';
+export const TEMPLATE = { id: 'template', token: 'template-project-token', owner: 'alice' } as const;
+export const REMIX = { id: 'remix-1', token: 'remix-project-token', owner: 'bob' } as const;
+
+export interface Harness {
+  readonly server: ServicesServer;
+  readonly url: string;
+  readonly dataDir: string;
+  /** Closes the server and deletes its state (unless `keepData`). */
+  stop(keepData?: boolean): Promise<void>;
+}
+
+export async function startServices(options: Partial<ServicesServerOptions> = {}, dataDir?: string): Promise<Harness> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'platform-services-')));
+  const server = createServicesServer({
+    dataDir: dir,
+    adminKey: ADMIN_KEY,
+    projects: {
+      [TEMPLATE.id]: { token: TEMPLATE.token, ownerUserId: TEMPLATE.owner },
+      [REMIX.id]: { token: REMIX.token, ownerUserId: REMIX.owner },
+      plain: 'plain-project-token',
+    },
+    ...options,
+  });
+  await server.ready;
+  return {
+    server,
+    url: server.url,
+    dataDir: dir,
+    async stop(keepData = false) {
+      await server.close();
+      if (!keepData) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function projectHeaders(project: { id: string; token: string }): Record<string, string> {
+  return { 'x-platform-project-id': project.id, authorization: `Bearer ${project.token}` };
+}
+
+/** POSTs JSON with fetch; returns status and parsed body. */
+export async function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The error code of a failed answer. */
+export function codeOf(body: Record<string, unknown>): unknown {
+  return (body['error'] as { code?: unknown } | undefined)?.code;
+}
+
+/** A raw HTTP request with the path exactly as given (fetch would normalize `..`). */
+export function raw(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string | number>; body?: Buffer | Buffer[] },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    const parts = options.body === undefined ? [] : Array.isArray(options.body) ? options.body : [options.body];
+    for (const part of parts) req.write(part);
+    req.end();
+  });
+}
+
+/** Decodes the payload of a JWT without verifying it. */
+export function jwtPayload(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

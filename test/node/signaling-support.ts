@@ -1,0 +1,115 @@
+// Helpers for the signaling tests: a real server on port 0 and raw ws clients
+// that speak the wire by hand (so tests can also send what no client would).
+import { WebSocket } from 'ws';
+import { createSignalingServer, PlatformBackend, type SignalingServer, type SignalingServerOptions } from '../../signaling/index.js';
+import { controlUrl } from '../../signaling/backend-dispatch.js';
+
+export const PROJECT = 'demo';
+export const TOKEN = 'demo-project-token';
+export const SECRET = 'a-test-identity-secret-of-at-least-32-bytes';
+
+export async function startServer(options: Partial<SignalingServerOptions> = {}): Promise<SignalingServer> {
+  const server = createSignalingServer({
+    port: 0,
+    host: '127.0.0.1',
+    projects: { [PROJECT]: TOKEN, other: 'other-token' },
+    identity: { secrets: [{ kid: 'k1', secret: SECRET }] },
+    ...options,
+  });
+  await server.ready;
+  return server;
+}
+
+export function backend(server: { url: string } | string, extra: Record<string, unknown> = {}) {
+  return new PlatformBackend.Dispatch({ projectId: PROJECT, projectToken: TOKEN, url: typeof server === 'string' ? server : server.url, ...extra });
+}
+
+export type Frame = Record<string, unknown> & { type: string };
+
+/** A raw control socket: records frames, waits for one that matches. */
+export class Raw {
+  readonly frames: Frame[] = [];
+  readonly ws: WebSocket;
+  #waiters: { test: (frame: Frame) => boolean; resolve: (frame: Frame) => void }[] = [];
+  #nextId = 1;
+  readonly opened: Promise<void>;
+  closed = false;
+
+  constructor(url: string) {
+    this.ws = new WebSocket(controlUrl(url), { perMessageDeflate: false });
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+    this.ws.on('close', () => (this.closed = true));
+    this.ws.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as Frame;
+      this.frames.push(frame);
+      for (const waiter of [...this.#waiters]) {
+        if (waiter.test(frame)) {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          waiter.resolve(frame);
+        }
+      }
+    });
+  }
+
+  send(frame: Record<string, unknown> | string): void {
+    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** Sends a request with a fresh id and waits for the answer with that id. */
+  async request(frame: Record<string, unknown>, timeoutMs = 5_000): Promise<Frame> {
+    const id = this.#nextId++;
+    const answer = this.next((f) => f['id'] === id, timeoutMs);
+    this.send({ ...frame, id });
+    return answer;
+  }
+
+  next(test: (frame: Frame) => boolean, timeoutMs = 5_000): Promise<Frame> {
+    const seen = this.frames.find(test);
+    if (seen) {
+      this.frames.splice(this.frames.indexOf(seen), 1);
+      return Promise.resolve(seen);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames.slice(-5))}`)), timeoutMs);
+      this.#waiters.push({
+        test,
+        resolve: (frame) => {
+          clearTimeout(timer);
+          this.frames.splice(this.frames.indexOf(frame), 1);
+          resolve(frame);
+        },
+      });
+    });
+  }
+
+  async join(extra: Record<string, unknown> = {}): Promise<Frame> {
+    await this.opened;
+    return this.request({ type: 'join', v: 1, projectId: PROJECT, kind: 'browser', ...extra });
+  }
+
+  close(): void {
+    this.ws.terminate();
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+export async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+// Node-side help for the feed's browser tests (test/browser/feed-*.test.ts):
+//   - /test/fixtures/feed/deny.html is served with X-Frame-Options: DENY and
+//     CSP frame-ancestors 'none' (only that path), so present and navigate
+//     meet a target that cannot be framed;
+//   - 'feed-touch': dispatches real touch events through the Chromium
+//     DevTools Protocol (Input.dispatchTouchEvent) at page coordinates, so a
+//     touch over a cross-origin iframe reaches the template's document;
+//   - 'feed-grant-clipboard': lets the test page use the async clipboard.
+const DENY_PREFIX = '/test/fixtures/feed/deny';
+const cdpSessions = new WeakMap();
+
+function playwrightPage(session) {
+  if (session.browser.type !== 'playwright') throw new Error('feed commands need the playwright launcher');
+  return session.browser.getPage(session.id);
+}
+
+async function cdpFor(page) {
+  let cdp = cdpSessions.get(page);
+  if (!cdp) {
+    cdp = await page.context().newCDPSession(page);
+    cdpSessions.set(page, cdp);
+  }
+  return cdp;
+}
+
+const TOUCH_TYPES = new Set(['touchStart', 'touchMove', 'touchEnd', 'touchCancel']);
+
+export default [
+  {
+    name: 'platform-kit-feed',
+    // A transform hook, not middleware: the dev server answers files before later middleware runs.
+    transform(context) {
+      if (!context.path.startsWith(DENY_PREFIX)) return undefined;
+      return { headers: { 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" } };
+    },
+    async executeCommand({ command, payload, session }) {
+      if (command === 'feed-touch') {
+        const cdp = await cdpFor(playwrightPage(session));
+        for (const step of payload?.steps ?? []) {
+          if (!TOUCH_TYPES.has(step.type)) throw new Error(`feed-touch: unknown type ${step.type}`);
+          await cdp.send('Input.dispatchTouchEvent', {
+            type: step.type,
+            touchPoints: (step.points ?? []).map((point) => ({ x: point.x, y: point.y, id: point.id ?? 0 })),
+          });
+          if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+        }
+        return true;
+      }
+      if (command === 'feed-grant-clipboard') {
+        const page = playwrightPage(session);
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: String(payload?.origin) });
+        return true;
+      }
+      return undefined;
+    },
+  },
+];

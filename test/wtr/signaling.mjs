@@ -1,0 +1,131 @@
+// Browser suites of Dispatch: a real signaling server in a child process
+// (`node --import tsx signaling/bin.ts`), peerjs served as its prebuilt browser
+// bundle (its CommonJS dependencies do not load in the dev server), and
+// commands a test runs in Node through executeServerCommand: restart the
+// server, issue user tokens, drive Node backend clients (PlatformBackend.Dispatch).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const PROJECT = 'demo';
+const TOKEN = 'demo-project-token';
+const SECRET = 'browser-tests-identity-secret-0123456789';
+const PEERJS_URL = '/__platform-kit/peerjs.mjs';
+
+let child = null;
+let url = '';
+let port = 0;
+const backends = new Map();
+let backendModule = null;
+
+function startServer(wantedPort) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'signaling/bin.ts', '--port', String(wantedPort), '--host', '127.0.0.1', '--project', `${PROJECT}:${TOKEN}`, '--identity-secret', SECRET, '--heartbeat-ms', '2000'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error('signaling server did not start within 20 s')), 20_000);
+    proc.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      const match = /platform-kit signaling: (\S+)/.exec(buffer);
+      if (match && !url) {
+        clearTimeout(timer);
+        url = match[1];
+        port = Number(new URL(url).port);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => {
+      if (!url) reject(new Error(`signaling server exited with ${code}`));
+    });
+    child = proc;
+  });
+}
+
+async function stopServer() {
+  const proc = child;
+  child = null;
+  if (!proc || proc.exitCode !== null) return;
+  await new Promise((resolve) => {
+    proc.once('exit', resolve);
+    proc.kill('SIGKILL'); // a crash, not a graceful shutdown: clients must notice on their own
+  });
+}
+
+async function backendClass() {
+  backendModule ??= await tsImport('../../signaling/backend-dispatch.ts', import.meta.url);
+  return backendModule.Dispatch;
+}
+
+async function issueToken(userId, ttlSeconds = 600) {
+  const response = await fetch(`${url}/identity/token`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'x-platform-project': PROJECT },
+    body: JSON.stringify({ userId, ttlSeconds }),
+  });
+  return (await response.json()).token;
+}
+
+const commands = {
+  'signaling-url': async () => ({ url, project: PROJECT }),
+  'signaling-user-token': async ({ userId, ttlSeconds }) => ({ token: await issueToken(userId, ttlSeconds) }),
+  'signaling-restart': async ({ downMs = 300 } = {}) => {
+    const keep = port;
+    await stopServer();
+    url = '';
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await startServer(keep);
+    return { url };
+  },
+  'backend-connect': async ({ name, config = {}, events = [] }) => {
+    const Dispatch = await backendClass();
+    const client = new Dispatch({ projectId: PROJECT, projectToken: TOKEN, url, reconnectInitialDelayMs: 100 });
+    const received = [];
+    for (const eventName of events) client.on(eventName, (payload, meta) => received.push({ eventName, payload, meta }));
+    backends.set(name, { client, received });
+    return client.connect(config);
+  },
+  'backend-emit': async ({ name, eventName, payload, recipients }) => {
+    await backends.get(name).client.emitEvent(eventName, payload, recipients);
+    return { ok: true };
+  },
+  'backend-received': async ({ name }) => backends.get(name).received,
+  'backend-clients': async ({ name }) => backends.get(name).client.session.connectedClients,
+  'backend-disconnect': async ({ name }) => {
+    await backends.get(name)?.client.disconnect();
+    backends.delete(name);
+    return { ok: true };
+  },
+};
+
+export default [
+  {
+    name: 'platform-kit-signaling',
+    async serverStart() {
+      await startServer(0);
+    },
+    async serverStop() {
+      for (const { client } of backends.values()) await client.disconnect();
+      backends.clear();
+      await stopServer();
+    },
+    resolveImport({ source }) {
+      if (source === 'peerjs') return PEERJS_URL;
+    },
+    serve(context) {
+      if (context.path !== PEERJS_URL) return;
+      // The prebuilt bundle sets window.peerjs; re-exported as an ES module.
+      const bundle = readFileSync(new URL('../../node_modules/peerjs/dist/peerjs.min.js', import.meta.url), 'utf8');
+      return { body: `${bundle}\nexport const Peer = window.peerjs.Peer;\nexport default Peer;\n`, type: 'js' };
+    },
+    async executeCommand({ command, payload }) {
+      const run = commands[command];
+      if (!run) return undefined;
+      return run(payload ?? {});
+    },
+  },
+];
