@@ -91,13 +91,20 @@ async function main(): Promise<number> {
     .filter((file) => file.endsWith(SUFFIX))
     .map((file) => basename(file, SUFFIX))
     .sort();
-  const modules = new Map<string, Partial<BenchModule>>();
-  for (const name of names) modules.set(name, (await import(pathToFileURL(join(benchDir, name + SUFFIX)).href)) as Partial<BenchModule>);
-  const selected = names.filter((name) =>
-    modules.get(name)?.onlyWhenNamed === true
-      ? options.filters.includes(name)
-      : options.filters.length === 0 || options.filters.some((filter) => name.includes(filter)),
-  );
+  // Only modules whose name matches are imported: one that does not load (its code is mid-edit) fails alone.
+  const candidates = names.filter((name) => options.filters.length === 0 || options.filters.some((filter) => name.includes(filter)));
+  const modules = new Map<string, Partial<BenchModule> | Error>();
+  for (const name of candidates) {
+    try {
+      modules.set(name, (await import(pathToFileURL(join(benchDir, name + SUFFIX)).href)) as Partial<BenchModule>);
+    } catch (error) {
+      modules.set(name, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+  const selected = candidates.filter((name) => {
+    const module = modules.get(name);
+    return module instanceof Error || module?.onlyWhenNamed !== true || options.filters.includes(name);
+  });
   if (selected.length === 0) {
     console.error(`no benchmark matches ${options.filters.join(', ')}; there are: ${names.join(', ')}`);
     return 1;
@@ -167,9 +174,10 @@ async function main(): Promise<number> {
     for (const name of selected) {
       console.log(`\n## ${name}\n`);
       const module = modules.get(name) ?? {};
-      if (typeof module.run !== 'function') throw new Error(`bench/${name}${SUFFIX} exports no run(context)`);
-      if (module.description) console.log(`${module.description}\n`);
       try {
+        if (module instanceof Error) throw new Error(`bench/${name}${SUFFIX} did not load: ${module.message}`);
+        if (typeof module.run !== 'function') throw new Error(`bench/${name}${SUFFIX} exports no run(context)`);
+        if (module.description) console.log(`${module.description}\n`);
         const outcome = await module.run(context);
         for (const target of outcome.targets) summary.push({ bench: name, target });
         if (outcome.data !== undefined) data[name] = outcome.data;

@@ -23,6 +23,8 @@ export interface CreateRemixOptions {
   readonly id?: string;
 }
 
+/** A coalesced move goes after this long even when no animation frame comes. */
+const MOVE_FLUSH_FALLBACK_MS = 20;
 /** Longest project id accepted by createRemix (the host checks again). */
 const MAX_PROJECT_ID_LENGTH = 256;
 /** Longest URL accepted by navigate and present (the host checks again). */
@@ -36,6 +38,7 @@ class GuestFeedState {
   #forwarding = false;
   #pendingMove: ForwardedTouchEvent | null = null;
   #moveFrame = 0;
+  #moveTimer: ReturnType<typeof setTimeout> | undefined;
   #failureLogged = false;
 
   constructor(link: GuestLink) {
@@ -75,7 +78,11 @@ class GuestFeedState {
     if (type === 'move') {
       // Keep only the latest move per frame; changed points of dropped moves are still in `touches`.
       this.#pendingMove = forwarded;
-      if (this.#moveFrame === 0) this.#moveFrame = requestAnimationFrame(this.#flushMove);
+      if (this.#moveFrame === 0) {
+        this.#moveFrame = requestAnimationFrame(this.#flushMove);
+        // The browser may throttle a cross-origin frame's animation frames: the move must not wait for the finger to lift.
+        this.#moveTimer = setTimeout(this.#flushMove, MOVE_FLUSH_FALLBACK_MS);
+      }
       return;
     }
     // A start, end or cancel goes at once, after any move still waiting, so the host sees them in order.
@@ -85,6 +92,7 @@ class GuestFeedState {
 
   readonly #flushMove = (): void => {
     if (this.#moveFrame !== 0) cancelAnimationFrame(this.#moveFrame);
+    clearTimeout(this.#moveTimer);
     this.#moveFrame = 0;
     const move = this.#pendingMove;
     this.#pendingMove = null;

@@ -12,4 +12,5 @@ export type { EditorAttributes } from '../protocol/link.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { Platform } from './platform.js';
+export type { IdentityTokenResult, PlatformIdentity } from './identity.js';
 export { createDispatch, type BrowserDispatch, type BrowserDispatchOptions, type ConnectedClient, type ConnectionInfo, type DispatchConfigurationInput, type DispatchMessageMetadata, type EventPayload, type MessageHandlerCallback, type ShardInfo } from './dispatch/index.js';

@@ -1,72 +1,139 @@
 #!/usr/bin/env node
 /**
- * `platform-kit-server`: runs the signaling server.
+ * `platform-kit-server`: runs the signaling server (shards, identity, keystore, CDN).
  *
- *   platform-kit-server --port 8787 --project demo:SECRET [--project other:SECRET2]
+ *   platform-kit-server --port 8787 --project demo:SECRET [--project other:SECRET2] \
+ *     [--owner demo:alice] [--admin-key KEY] [--data-dir .platform-data]
  *
  * Options (each also from the environment):
- *   --port N              PORT (default 8787; 0 picks a free port)
- *   --host H              HOST (default: every interface)
- *   --project id:token    PLATFORM_PROJECTS="id:token,id2:token2" (or PLATFORM_PROJECT_ID + PLATFORM_PROJECT_TOKEN)
- *   --identity-secret S   PLATFORM_IDENTITY_SECRET (≥ 32 bytes; default: random per process)
+ *   --port N                   PORT (default 8787; 0 picks a free port)
+ *   --host H                   HOST (default: every interface)
+ *   --project id:token         PLATFORM_PROJECTS="id:token,id2:token2" (or PLATFORM_PROJECT_ID + PLATFORM_PROJECT_TOKEN)
+ *   --owner id:userId          PLATFORM_OWNERS="id:userId,…": the project's owner (role 'admin', may store secrets, upload)
+ *   --data-dir DIR             PLATFORM_DATA_DIR (default ./.platform-data): server key, secrets, CDN files
+ *   --admin-key KEY            PLATFORM_ADMIN_KEY: host backends ask POST /services/identity/tokens with it (default: none)
+ *   --cdn-url URL              PLATFORM_CDN_URL (default <server url>/cdn)
+ *   --allow-anonymous-tokens   PLATFORM_ALLOW_ANONYMOUS_TOKENS=1 (default off)
+ *   --max-upload-bytes N       PLATFORM_MAX_UPLOAD_BYTES (default 25 MB)
+ *   --token-key kid:secret     PLATFORM_TOKEN_KEYS="kid:secret,…", newest first (default: derived from the server key)
+ *   --identity-secret S        PLATFORM_IDENTITY_SECRET: one token key (kid k1); ≥ 32 bytes
  *   --heartbeat-ms N      --grace-ms N   --mesh-max N   --max-events-per-second N
  *
  * Prints one line `platform-kit signaling: http://HOST:PORT` once it listens
  * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
-import { createSignalingServer, type SignalingLimits } from './server.js';
+import { createSignalingServer, type SignalingLimits, type SignalingServerOptions } from './server.js';
+import type { TokenKey } from './services/identity.js';
+import type { ServicesProject } from './services/router.js';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    project: { type: 'string', multiple: true },
-    'identity-secret': { type: 'string' },
-    'heartbeat-ms': { type: 'string' },
-    'grace-ms': { type: 'string' },
-    'mesh-max': { type: 'string' },
-    'max-events-per-second': { type: 'string' },
-  },
-  strict: true,
-});
-
-const env = process.env;
-const projects: Record<string, string> = {};
-const pairs = [...(values.project ?? []), ...(env['PLATFORM_PROJECTS']?.split(',') ?? [])];
-for (const pair of pairs) {
-  const at = pair.indexOf(':');
-  if (at <= 0) throw new Error(`platform-kit: --project wants id:token, got "${pair}"`);
-  projects[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
-}
-if (env['PLATFORM_PROJECT_ID'] && env['PLATFORM_PROJECT_TOKEN']) projects[env['PLATFORM_PROJECT_ID']] = env['PLATFORM_PROJECT_TOKEN'];
-if (Object.keys(projects).length === 0) {
-  console.error('platform-kit: no project configured (use --project id:token or PLATFORM_PROJECTS)');
+function fail(message: string): never {
+  console.error(`platform-kit-server: ${message}`);
   process.exit(2);
 }
 
-const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
-const secret = values['identity-secret'] ?? env['PLATFORM_IDENTITY_SECRET'];
-const limits: Partial<SignalingLimits> = {};
-const eventsPerSecond = number(values['max-events-per-second']);
-if (eventsPerSecond !== undefined) Object.assign(limits, { maxEventsPerSecond: eventsPerSecond });
-const heartbeatIntervalMs = number(values['heartbeat-ms']);
-const reconnectGraceMs = number(values['grace-ms']);
-const meshMaxMembers = number(values['mesh-max']);
-const host = values.host ?? env['HOST'];
+let values: ReturnType<typeof parse>['values'];
+function parse() {
+  return parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      project: { type: 'string', multiple: true },
+      owner: { type: 'string', multiple: true },
+      'data-dir': { type: 'string' },
+      'admin-key': { type: 'string' },
+      'cdn-url': { type: 'string' },
+      'allow-anonymous-tokens': { type: 'boolean' },
+      'max-upload-bytes': { type: 'string' },
+      'token-key': { type: 'string', multiple: true },
+      'identity-secret': { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
+      'grace-ms': { type: 'string' },
+      'mesh-max': { type: 'string' },
+      'max-events-per-second': { type: 'string' },
+    },
+    strict: true,
+  });
+}
+try {
+  values = parse().values;
+} catch (error) {
+  fail((error as Error).message);
+}
 
-const server = createSignalingServer({
-  port: number(values.port ?? env['PORT']) ?? 8787,
+const env = process.env;
+const list = (name: string): string[] => env[name]?.split(',').map((item) => item.trim()).filter((item) => item !== '') ?? [];
+/** Splits `a:b` at the first colon. */
+function pair(text: string, what: string): [string, string] {
+  const at = text.indexOf(':');
+  if (at <= 0 || at === text.length - 1) fail(`${what} wants a:b, got "${text}"`);
+  return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+}
+function number(text: string | undefined, what: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) fail(`${what} wants a number, got "${text}"`);
+  return value;
+}
+
+const tokens: Record<string, string> = {};
+for (const item of [...(values.project ?? []), ...list('PLATFORM_PROJECTS')]) {
+  const [id, token] = pair(item, '--project');
+  tokens[id] = token;
+}
+if (env['PLATFORM_PROJECT_ID'] && env['PLATFORM_PROJECT_TOKEN']) tokens[env['PLATFORM_PROJECT_ID']] = env['PLATFORM_PROJECT_TOKEN'];
+if (Object.keys(tokens).length === 0) fail('no project configured (use --project id:token or PLATFORM_PROJECTS)');
+const owners: Record<string, string> = {};
+for (const item of [...(values.owner ?? []), ...list('PLATFORM_OWNERS')]) {
+  const [id, userId] = pair(item, '--owner');
+  if (!(id in tokens)) fail(`--owner names "${id}", which is not a --project`);
+  owners[id] = userId;
+}
+const projects: Record<string, string | ServicesProject> = {};
+for (const [id, token] of Object.entries(tokens)) projects[id] = owners[id] === undefined ? token : { token, ownerUserId: owners[id] };
+
+const keys: TokenKey[] = [...(values['token-key'] ?? []), ...list('PLATFORM_TOKEN_KEYS')].map((item) => {
+  const [kid, secret] = pair(item, '--token-key');
+  return { kid, secret };
+});
+const identitySecret = values['identity-secret'] ?? env['PLATFORM_IDENTITY_SECRET'];
+if (identitySecret) keys.push({ kid: 'k1', secret: identitySecret });
+
+const limits: Partial<SignalingLimits> = {};
+const eventsPerSecond = number(values['max-events-per-second'], '--max-events-per-second');
+if (eventsPerSecond !== undefined) Object.assign(limits, { maxEventsPerSecond: eventsPerSecond });
+const heartbeatIntervalMs = number(values['heartbeat-ms'], '--heartbeat-ms');
+const reconnectGraceMs = number(values['grace-ms'], '--grace-ms');
+const meshMaxMembers = number(values['mesh-max'], '--mesh-max');
+const maxUploadBytes = number(values['max-upload-bytes'] ?? env['PLATFORM_MAX_UPLOAD_BYTES'], '--max-upload-bytes');
+const host = values.host ?? env['HOST'];
+const dataDir = values['data-dir'] ?? env['PLATFORM_DATA_DIR'];
+const adminKey = values['admin-key'] ?? env['PLATFORM_ADMIN_KEY'];
+const cdnUrl = values['cdn-url'] ?? env['PLATFORM_CDN_URL'];
+const anonymous = values['allow-anonymous-tokens'] ?? ['1', 'true'].includes(env['PLATFORM_ALLOW_ANONYMOUS_TOKENS'] ?? '');
+
+const options: SignalingServerOptions = {
+  port: number(values.port ?? env['PORT'], '--port') ?? 8787,
   ...(host ? { host } : {}),
   projects,
   limits,
-  ...(secret ? { identity: { secrets: [{ kid: 'k1', secret }] } } : {}),
+  ...(keys.length > 0 ? { identity: { keys } } : {}),
+  ...(dataDir ? { dataDir } : {}),
+  ...(adminKey ? { adminKey } : {}),
+  ...(cdnUrl ? { cdnUrl } : {}),
+  ...(anonymous ? { allowAnonymousTokens: true } : {}),
+  ...(maxUploadBytes !== undefined ? { uploadLimits: { maxUploadBytes } } : {}),
   ...(heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs } : {}),
   ...(reconnectGraceMs !== undefined ? { reconnectGraceMs } : {}),
   ...(meshMaxMembers !== undefined ? { meshMaxMembers } : {}),
   log: (line) => console.error(line),
-});
-await server.ready;
+};
+const server = createSignalingServer(options);
+try {
+  await server.ready;
+} catch (error) {
+  fail(`cannot start: ${(error as Error).message}`);
+}
 console.log(`platform-kit signaling: ${server.url}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,22 +1,42 @@
 /**
- * `platform-kit/signaling`: the Node side of Platform Kit: the signaling
- * server factory and `PlatformBackend` (Dispatch now; Identity and the
- * keystore join the namespace in later issues). Nothing listens on import.
+ * `platform-kit/signaling`: the Node side of Platform Kit.
+ *
+ * - {@link createSignalingServer}: one HTTP server for shards (control
+ *   WebSocket, PeerJS signaling), identity tokens, the keystore, signed URLs
+ *   and the project CDN. A factory: nothing listens on import.
+ * - {@link PlatformBackend}: the backend clients of the spec,
+ *   `new PlatformBackend.Dispatch({ res })` and `new PlatformBackend.Identity({ res })`.
+ * - {@link Keystore} and {@link VccMiddleware}: a template backend's secrets,
+ *   signed URLs and per-remix values.
+ * - {@link requestUserToken}: for a host backend that vouches for its user.
  */
 import { Dispatch } from './backend-dispatch.js';
+import { Identity } from './backend-identity.js';
 
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
+
+// The server.
 export {
   createSignalingServer,
   type SignalingLimits,
   type SignalingMetrics,
   type SignalingServer,
   type SignalingServerOptions,
+  type UserTokenOptions,
 } from './server.js';
-export { Identity, type IdentityOptions, type IdentitySecret } from './identity.js';
+// The services alone, to mount in another HTTP server (createSignalingServer already mounts them).
+export { createServicesRouter, type ServicesProject, type ServicesRouter, type ServicesRouterOptions } from './services/router.js';
+export type { TokenIssuer, TokenKey, TokenRole, UserAttributes, VerifiedUser } from './services/identity.js';
+export type { SecretStore } from './services/secret-store.js';
+export { KNOWN_CONTENT_TYPES, type CdnLimits, type CdnTransform } from './services/cdn.js';
+export { VCC_HEADER, type RemixContext } from './services/vcc-headers.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store/store.js';
-export { Dispatch as BackendDispatch, controlUrl, type BackendConfigurationInput, type ResponseWithLocals } from './backend-dispatch.js';
+
+// The backend clients.
+export type { BackendConfigurationInput, ResponseWithLocals } from './backend-dispatch.js';
+export type { IdentityOptions, ResolvedUser } from './backend-identity.js';
+export { requestUserToken, type RequestUserTokenOptions } from './backend-identity.js';
 export type {
   ConnectionInfo,
   DispatchConfigurationInput,
@@ -26,30 +46,27 @@ export type {
   DispatchErrorCallback,
 } from '../guest/dispatch/session.js';
 export type { ConnectedClient, EventPayload, ShardInfo } from '../protocol/signaling.js';
-// Services (identity tokens, keystore, CDN) and the template-backend helpers.
-export { Identity as BackendIdentity, requestUserToken, type IdentityOptions as BackendIdentityOptions, type RequestUserTokenOptions, type ResolvedUser } from './backend-identity.js';
 export { Keystore, type KeystoreOptions, type UploadedFile } from './keystore.js';
-export { VccMiddleware, createVccMiddleware, VCC_PUBLIC_KEY_ENV, type NodeMiddleware, type PlatformLocals, type VccMiddlewareOptions } from './vcc-middleware.js';
+export { VccMiddleware, VCC_PUBLIC_KEY_ENV, type NodeMiddleware, type PlatformLocals, type VccMiddlewareOptions } from './vcc-middleware.js';
 export { SERVICES_URL_ENV, DISPATCH_URL_ENV } from './services-client.js';
-export {
-  createServicesRouter,
-  createServicesServer,
-  type ServicesProject,
-  type ServicesRouter,
-  type ServicesRouterOptions,
-  type ServicesServer,
-  type ServicesServerOptions,
-} from './services/router.js';
-export { TokenIssuer, type TokenIssuerOptions, type TokenKey, type TokenRole, type UserAttributes, type VerifiedUser } from './services/identity.js';
-export { FileSecretStore, SecretVault, type SecretStore } from './services/secret-store.js';
-export { KNOWN_CONTENT_TYPES, type CdnLimits, type CdnTransform } from './services/cdn.js';
-export { VCC_HEADER, signRemixContext, type RemixContext } from './services/vcc-headers.js';
 
 /**
- * The backend namespace of the spec: `new PlatformBackend.Dispatch({ res })`.
- * A plain object so later issues add members (`Identity`, …) with one line.
+ * The backend namespace of the spec:
+ * - `new PlatformBackend.Dispatch({ res })`: a backend member of a shard (relay only);
+ * - `new PlatformBackend.Identity({ res })`: `getToken()` → `{ token }` for the
+ *   backend itself, `resolveUserFromToken(token)` → who a browser's token belongs to.
  */
 export const PlatformBackend = {
   /** A backend member of a shard; see {@link Dispatch}. */
   Dispatch,
+  /** User tokens on the backend; see {@link Identity}. */
+  Identity,
 } as const;
+
+/** The instance types of the namespace's classes: `let dispatch: PlatformBackend.Dispatch`. */
+export declare namespace PlatformBackend {
+  /** An instance of `PlatformBackend.Dispatch`. */
+  type Dispatch = InstanceType<typeof PlatformBackend.Dispatch>;
+  /** An instance of `PlatformBackend.Identity`. */
+  type Identity = InstanceType<typeof PlatformBackend.Identity>;
+}

@@ -18,7 +18,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { PEERJS_KEY } from '../protocol/signaling.js';
-import { sameSecret } from './identity.js';
+import { sameSecret } from './services/http.js';
 
 /** A peer id the server issued to one client. */
 interface PeerEntry {

@@ -2,14 +2,23 @@
  * The signaling server: one HTTP server with
  * - `/dispatch`: the control WebSocket (join, presence, identity, relay, clock sync; see protocol/signaling.ts),
  * - `/peerjs/peerjs`: the PeerJS signaling protocol for the WebRTC mesh (peer-signaling.ts),
- * - HTTP: `GET /health`, `GET /metrics` (Prometheus text), `GET /info` and
- *   `POST /identity/token` (both with the project token in an `Authorization: Bearer` header).
+ * - HTTP: `GET /`, `GET /health`, `GET /metrics` (Prometheus text) and `GET /info`
+ *   (project credentials: `x-platform-project-id` and `authorization: Bearer <projectToken>`),
+ * - the platform services (services/router.ts): `/services/identity/*` (user
+ *   tokens), `/services/keystore/*` (secrets, signed URLs), `/services/cdn/*`
+ *   (uploads), `/services/vcc/public-key`, and the CDN itself under `/cdn/*`.
+ *
+ * One identity: the services' {@link TokenIssuer} signs user tokens
+ * (`POST /services/identity/tokens`) and the control socket verifies
+ * `connect({ authorization })` and `identify()` with the same issuer, so its
+ * keys (and their rotation) are configured once, with `identity.keys`.
  *
  * A factory: nothing listens until {@link createSignalingServer} is called.
  * Shard state goes through a {@link ShardStore} (memory by default), so the
  * server logic stays the same when state moves to Redis.
  */
 import { randomBytes } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -38,9 +47,15 @@ import {
   type ServerMessage,
   type WireLimits,
 } from '../protocol/signaling.js';
-import { Identity, sameSecret, type IdentityOptions } from './identity.js';
 import { randomId, readableShardName } from './names.js';
 import { PeerSignaling } from './peer-signaling.js';
+import { ResumeTokens } from './resume-token.js';
+import type { CdnLimits, CdnTransform } from './services/cdn.js';
+import { deriveKey, PROJECT_ID_HEADER, sameSecret } from './services/http.js';
+import type { TokenIssuer, TokenKey } from './services/identity.js';
+import { createServicesRouter, openServerKey, type ServicesProject, type ServicesRouter } from './services/router.js';
+import type { SecretStore } from './services/secret-store.js';
+import type { RemixContext, VCC_HEADER } from './services/vcc-headers.js';
 import { createMemoryStore } from './store/memory-store.js';
 import type { MemberRecord, ShardMessage, ShardStore } from './store/store.js';
 
@@ -60,18 +75,65 @@ export interface SignalingLimits {
   readonly maxBufferedBytes: number;
 }
 
+/** User tokens: one issuer signs them (services routes) and verifies them (connect, identify). */
+export interface UserTokenOptions {
+  /**
+   * HS256 keys, newest first: the first signs, every one verifies. To rotate,
+   * put a new key first and drop the old one after `maxTokenTtlSeconds`
+   * (`server.tokens.rotate(key)` does the same at run time). Default: one key
+   * derived from the server key (kid `server-1`), so tokens outlive a restart
+   * as long as `dataDir` (or `secretKey`) stays the same.
+   */
+  readonly keys?: readonly TokenKey[];
+  /** Lifetime of a token when the caller does not ask for one. Default 900 s (15 minutes). */
+  readonly tokenTtlSeconds?: number;
+  /** Longest lifetime a caller may ask for. Default 3600 s. */
+  readonly maxTokenTtlSeconds?: number;
+}
+
 /** Options of {@link createSignalingServer}. */
 export interface SignalingServerOptions {
   /** Port; 0 picks a free one. Default 8787. */
   readonly port?: number;
   /** Interface to listen on. Default: every interface. */
   readonly host?: string;
-  /** The projects served: `{ [projectId]: projectToken }`. Backend clients must present the token. */
-  readonly projects: Readonly<Record<string, string>>;
+  /**
+   * The projects served: `{ [projectId]: projectToken }`, or
+   * `{ [projectId]: { token, ownerUserId } }` to name the project's owner (their
+   * user tokens carry role 'admin' and may store secrets and upload files).
+   * Backend clients and backend services present the token. Read on every
+   * request: a project added to the object is served at once.
+   */
+  readonly projects: { readonly [projectId: string]: string | ServicesProject };
   /** Where shard state lives. Default: in memory (this process only). */
   readonly store?: ShardStore;
-  /** User token signing and verification. */
-  readonly identity?: IdentityOptions;
+  /** User token keys and lifetimes; see {@link UserTokenOptions}. */
+  readonly identity?: UserTokenOptions;
+  /**
+   * Directory of the server's state: `server.key` (created with mode 0600 on
+   * first start; every signing key is derived from it), `secrets.json` (the
+   * keystore, encrypted) and `cdn/` (uploaded files). Default: `.platform-data`
+   * under the working directory. One process owns a directory.
+   */
+  readonly dataDir?: string;
+  /** The 32-byte server key (bytes, or base64/base64url) instead of `<dataDir>/server.key`. */
+  readonly secretKey?: Uint8Array | string;
+  /**
+   * The platform's admin key: a host backend asks `POST /services/identity/tokens`
+   * for user tokens with it (`requestUserToken`). Default: none, and no user
+   * tokens are issued over HTTP.
+   */
+  readonly adminKey?: string;
+  /** Public base URL of the CDN, what signed URLs start with. Default `${server.url}/cdn`; set it behind a proxy. */
+  readonly cdnUrl?: string;
+  /** Issue tokens to anonymous viewers (`POST /services/identity/anonymous`, role 'unknown'). Default false. */
+  readonly allowAnonymousTokens?: boolean;
+  /** Upload limits of the CDN. Default: 25 MB, every content type of `KNOWN_CONTENT_TYPES`. */
+  readonly uploadLimits?: CdnLimits;
+  /** Rewrites CDN files for the query parameters of a signed URL (resize, crop…). Default: files are served as stored. */
+  readonly transform?: CdnTransform;
+  /** Where keystore secrets live (sealed). Default: `<dataDir>/secrets.json`. Pass a shared store when running many nodes. */
+  readonly secretStore?: SecretStore;
   /** Limits; see {@link SignalingLimits}. */
   readonly limits?: Partial<SignalingLimits>;
   /** Ping interval of every socket; a socket silent for two intervals is removed. Default 10,000 ms (so within 30 s). */
@@ -92,10 +154,19 @@ export interface SignalingServer {
   readonly ready: Promise<void>;
   /** `http://host:port` once ready (throws before). Clients derive `ws://host:port/dispatch` from it. */
   readonly url: string;
-  /** Stops listening and closes every socket (code 1012: clients reconnect elsewhere or later). */
+  /** Stops listening, closes every socket (code 1012: clients reconnect elsewhere or later) and the services' stores. */
   close(): Promise<void>;
-  /** Signs a user token, as `POST /identity/token` does. */
+  /**
+   * Signs a user token, as `POST /services/identity/tokens` does (role 'admin'
+   * for the project's owner, else 'user'). Rejects before `ready`.
+   */
   issueUserToken(projectId: string, userId: string, ttlSeconds?: number): Promise<{ token: string; expiresAt: number }>;
+  /** The user token issuer (once ready): `tokens.rotate(key)` rotates keys at run time. */
+  readonly tokens: TokenIssuer;
+  /** The VCC public key (once ready): give it to template backends as `PLATFORM_VCC_PUBLIC_KEY`. */
+  readonly vccPublicKey: string;
+  /** The `x-platform-vcc` header that carries an instant remix to its template's backend (once ready). */
+  signRemixHeaders(context: RemixContext, options?: { ttlSeconds?: number }): { [VCC_HEADER]: string };
   /** Counters, as `GET /metrics` reports them. */
   metrics(): SignalingMetrics;
 }
@@ -196,10 +267,17 @@ function take(connection: Connection, which: 'event' | 'message', rate: number, 
 export function createSignalingServer(options: SignalingServerOptions): SignalingServer {
   const limits: SignalingLimits = { ...DEFAULT_LIMITS, ...options.limits };
   if (limits.maxUserInfoBytes > MAX_USER_INFO_BYTES) throw new PlatformError('INVALID_CONFIG', `maxUserInfoBytes is at most ${MAX_USER_INFO_BYTES}`);
-  const projects = new Map(Object.entries(options.projects));
+  const projects = options.projects;
   const ownStore = options.store === undefined;
   const store = options.store ?? createMemoryStore();
-  const identity = new Identity(options.identity);
+  const dataDir = resolvePath(options.dataDir ?? '.platform-data');
+  // Made during `ready`, before the server listens: no request or socket ever sees them unset.
+  let services: ServicesRouter | undefined;
+  let resumeTokens: ResumeTokens | undefined;
+  const running = (): { services: ServicesRouter; resumeTokens: ResumeTokens } => {
+    if (!services || !resumeTokens) throw new PlatformError('NOT_CONNECTED', 'the server is not ready yet: await server.ready');
+    return { services, resumeTokens };
+  };
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 10_000;
   const reconnectGraceMs = options.reconnectGraceMs ?? 30_000;
   const joinTimeoutMs = options.joinTimeoutMs ?? 10_000;
@@ -240,8 +318,31 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       socket.terminate();
       return;
     }
+    cork(socket);
     socket.send(frame, { binary: false });
     counters.deliveries++;
+  }
+
+  // Fan-out batching: every socket written to during one turn of the event loop is corked and
+  // uncorked once after it (setImmediate runs after the turn's I/O callbacks), so a recipient of
+  // many events gets them in one write syscall instead of one each. ws exposes no cork of its
+  // own; its underlying net.Socket (`_socket`) is the documented Node stream that has one.
+  const corked = new Set<{ cork(): void; uncork(): void }>();
+  let uncorkScheduled = false;
+  function cork(socket: WebSocket): void {
+    const stream = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!stream || corked.has(stream)) return;
+    stream.cork();
+    corked.add(stream);
+    if (!uncorkScheduled) {
+      uncorkScheduled = true;
+      setImmediate(uncorkAll);
+    }
+  }
+  function uncorkAll(): void {
+    uncorkScheduled = false;
+    for (const stream of corked) stream.uncork();
+    corked.clear();
   }
   function fail(connection: Connection, code: ErrorCode, message: string, ref: { id?: number; seq?: number } = {}): void {
     counters.errors++;
@@ -361,8 +462,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     }
     switch (message.type) {
       case 'identify':
-        return void identity.verify(connection.projectId, message.token).then(
-          (userId) => setUser(connection, message.id, { userId }),
+        return void running().services.tokens.verify(connection.projectId, message.token).then(
+          (user) => setUser(connection, message.id, { userId: user.id }),
           (error: unknown) => send(connection, { type: 'error', id: message.id, error: serializeError(error) }),
         );
       case 'userInfo': {
@@ -427,7 +528,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     const id = message.id;
     if (connection.state !== 'new') return fail(connection, 'INVALID_MESSAGE', 'already joined', { id });
     if (message.v !== SIGNALING_VERSION) return fail(connection, 'UNSUPPORTED', `protocol version ${message.v}; this server speaks ${SIGNALING_VERSION}`, { id });
-    const projectToken = projects.get(message.projectId);
+    const projectToken = tokenOf(message.projectId);
     if (projectToken === undefined) return refuse(connection, 'UNAUTHORIZED', `unknown project "${message.projectId}"`, id);
     if (message.kind === 'backend' && (message.projectToken === undefined || !sameSecret(message.projectToken, projectToken))) {
       return refuse(connection, 'UNAUTHORIZED', 'a backend client needs its project token', id);
@@ -450,7 +551,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     let identifyError: ReturnType<typeof serializeError> | null = null;
     if (message.authorization !== undefined) {
       try {
-        userId = await identity.verify(message.projectId, message.authorization);
+        userId = (await running().services.tokens.verify(message.projectId, message.authorization)).id;
       } catch (error) {
         // The client stays connected, unidentified, and is told why.
         identifyError = serializeError(error);
@@ -501,7 +602,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       id,
       clientId: connection.clientId,
       shardName: connection.shardName,
-      resumeToken: identity.resumeToken(bootId, connection.projectId, connection.shardName, connection.clientId),
+      resumeToken: running().resumeTokens.issue(bootId, connection.projectId, connection.shardName, connection.clientId),
       resumed: resumed !== null,
       lastSeq: connection.lastSeq,
       peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
@@ -530,7 +631,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   /** Takes back an earlier client id and place; returns the shard's members, or null for a fresh join. */
   async function resume(connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
     const { clientId, resumeToken } = message.resume!;
-    const checked = identity.checkResumeToken(resumeToken, message.projectId, clientId);
+    const checked = running().resumeTokens.check(resumeToken, message.projectId, clientId);
     if (!checked) return null; // forged or from another secret: a fresh join, never someone else's id
     const existing = await store.member(message.projectId, checked.shardName, clientId);
     connection.clientId = clientId;
@@ -602,12 +703,20 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
 
   // ─── HTTP ─────────────────────────────────────────────────────────────────
 
+  /** The token of a served project, or undefined (never a property of Object.prototype). */
+  function tokenOf(projectId: string): string | undefined {
+    if (!Object.prototype.hasOwnProperty.call(projects, projectId)) return undefined;
+    const entry = projects[projectId];
+    return typeof entry === 'string' ? entry : entry?.token;
+  }
+
+  /** Project credentials in headers, as the services take them (`x-platform-project` is the older name of the id header). */
   function authorizedProject(request: IncomingMessage): string | null {
-    const projectId = request.headers['x-platform-project'];
+    const projectId = request.headers[PROJECT_ID_HEADER] ?? request.headers['x-platform-project'];
     const header = request.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (typeof projectId !== 'string') return null;
-    const expected = projects.get(projectId);
+    const expected = tokenOf(projectId);
     return expected !== undefined && token.length > 0 && sameSecret(token, expected) ? projectId : null;
   }
 
@@ -631,6 +740,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   }
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // The services answer their own prefixes (/services/, /cdn/) and leave the rest to the routes below.
+    if (await running().services.handle(request, response)) return;
     const url = new URL(request.url ?? '/', 'http://server');
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
     switch (route) {
@@ -647,18 +758,6 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         const projectId = authorizedProject(request);
         if (!projectId) return json(response, 401, serializeError(new PlatformError('UNAUTHORIZED', 'project id and token required')));
         return json(response, 200, await store.shards(projectId));
-      }
-      case 'POST /identity/token': {
-        const projectId = authorizedProject(request);
-        if (!projectId) return json(response, 401, serializeError(new PlatformError('UNAUTHORIZED', 'project id and token required')));
-        const body = parseJsonObject(await readBody(request, 4096));
-        if (!body) return json(response, 400, serializeError(new PlatformError('INVALID_ARGUMENT', 'body must be JSON { userId, ttlSeconds? }')));
-        try {
-          const ttl = body['ttlSeconds'];
-          return json(response, 200, await identity.issue(projectId, body['userId'] as string, typeof ttl === 'number' ? ttl : undefined));
-        } catch (error) {
-          return json(response, 400, serializeError(error));
-        }
       }
       default:
         if (request.method === 'GET' && url.pathname.startsWith(PEERJS_PATH) && url.pathname.endsWith('/id')) {
@@ -729,25 +828,60 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   sweep.unref();
 
   let address: AddressInfo | null = null;
-  const ready = new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 8787, options.host, () => {
-      http.off('error', reject);
-      address = http.address() as AddressInfo;
-      resolve();
+  function url(): string {
+    if (!address) throw new PlatformError('NOT_CONNECTED', 'the server is not listening yet: await server.ready');
+    const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
+    return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  }
+
+  // The services first (server key, token issuer, secret store), then listen: nothing is served half made.
+  const ready = (async () => {
+    const serverKey = await openServerKey(dataDir, options.secretKey);
+    resumeTokens = new ResumeTokens(deriveKey(serverKey, 'resume token'));
+    const identity = options.identity ?? {};
+    const router = await createServicesRouter({
+      projects,
+      dataDir,
+      secretKey: serverKey,
+      // Read per request: the port is known only once listening.
+      cdnUrl: () => options.cdnUrl ?? `${url()}/cdn`,
+      ...(options.adminKey === undefined ? {} : { adminKey: options.adminKey }),
+      ...(options.allowAnonymousTokens === undefined ? {} : { allowAnonymousTokens: options.allowAnonymousTokens }),
+      ...(options.uploadLimits === undefined ? {} : { limits: options.uploadLimits }),
+      ...(options.transform === undefined ? {} : { transform: options.transform }),
+      ...(options.secretStore === undefined ? {} : { secretStore: options.secretStore }),
+      ...(identity.keys === undefined ? {} : { tokenKeys: identity.keys }),
+      ...(identity.tokenTtlSeconds === undefined ? {} : { tokenTtlSeconds: identity.tokenTtlSeconds }),
+      ...(identity.maxTokenTtlSeconds === undefined ? {} : { maxTokenTtlSeconds: identity.maxTokenTtlSeconds }),
     });
-  });
+    services = router;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(options.port ?? 8787, options.host, () => {
+          http.off('error', reject);
+          address = http.address() as AddressInfo;
+          resolve();
+        });
+      });
+    } catch (error) {
+      // Port taken: release what the services opened, so a failed start leaves nothing behind.
+      await router.close();
+      throw error;
+    }
+  })();
+  // A caller that never awaits `ready` must not crash the process with an unhandled rejection: close() and `ready` report it.
+  ready.catch(() => undefined);
 
   let closing: Promise<void> | null = null;
   return {
     ready,
     get url(): string {
-      if (!address) throw new PlatformError('NOT_CONNECTED', 'the server is not listening yet: await server.ready');
-      const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
-      return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+      return url();
     },
     close() {
       closing ??= (async () => {
+        await ready.catch(() => undefined);
         clearInterval(sweep);
         for (const connection of connections) connection.socket.close(1012, 'server restart');
         for (const connection of offline.values()) clearTimeout(connection.graceTimer);
@@ -758,26 +892,24 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         });
         for (const connection of connections) connection.socket.terminate();
         if (ownStore) await store.close();
+        await services?.close();
       })();
       return closing;
     },
-    issueUserToken: (projectId, userId, ttlSeconds) => identity.issue(projectId, userId, ttlSeconds),
+    async issueUserToken(projectId, userId, ttlSeconds) {
+      const entry = Object.prototype.hasOwnProperty.call(projects, projectId) ? projects[projectId] : undefined;
+      const role = typeof entry === 'object' && entry.ownerUserId !== undefined && entry.ownerUserId === userId ? 'admin' : 'user';
+      return running().services.tokens.issue(projectId, { id: userId, role }, ttlSeconds);
+    },
+    get tokens() {
+      return running().services.tokens;
+    },
+    get vccPublicKey() {
+      return running().services.vccPublicKey;
+    },
+    signRemixHeaders(context, signOptions) {
+      return running().services.signRemixHeaders(context, signOptions);
+    },
     metrics,
   };
-}
-
-function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        reject(new PlatformError('PAYLOAD_TOO_LARGE', 'request body too large'));
-        request.destroy();
-      } else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }

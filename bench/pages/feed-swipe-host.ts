@@ -35,10 +35,18 @@ const items = Array.from({ length: count }, (_, index) => {
   return { url: url.toString(), id: `b${index}` };
 });
 const controller = new FeedController({ container: box, items });
+const reports = new Map<string, number>();
 let settled = 0;
 controller.on('settle', ({ index }) => (settled = index));
+// Host-side marks for the breakdown: when the feed got the forwarded touch end, and when it decided the play.
+const wallNow = (): number => performance.timeOrigin + performance.now();
+controller.on('touch', ({ index, type }) => {
+  if (type === 'end') reports.set(`host-end:b${index}`, wallNow());
+});
+controller.on('playbackchange', ({ index, isPlaying }) => {
+  if (isPlaying && index >= 0) reports.set(`host-play:b${index}`, wallNow());
+});
 
-const reports = new Map<string, number>();
 window.addEventListener('message', (event: MessageEvent) => {
   if (event.origin !== templateOrigin) return;
   const data = event.data as { feedBench?: unknown; tag?: unknown; at?: unknown };

@@ -6,7 +6,9 @@
 // window.__results with every sample.
 import { expose, wrap } from 'comlink';
 import { connect, WindowMessenger } from 'penpal';
-import { RemixSession, TemplateFrame } from '../../host/index.js';
+// The classes' own modules, not host/index.ts: that one also loads the Lit elements, which this page does not use.
+import { RemixSession } from '../../host/remix-session.js';
+import { TemplateFrame } from '../../host/template-frame.js';
 import { createCaller, serveSurface } from '../../protocol/rpc.js';
 import {
   SCENARIOS,

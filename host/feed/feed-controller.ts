@@ -1010,7 +1010,9 @@ export class FeedController {
     if (event.touches.length === 0) live.screenOffsets.clear();
     const input: SwipeInput = { type: event.type, touches: map(event.touches), changedTouches: map(event.changedTouches) };
     this.#events.emit('touch', { index: live.index, type: input.type, touches: input.type === 'end' || input.type === 'cancel' ? input.changedTouches : input.touches });
-    this.#follow(live.sourceId, input);
+    // The template's own event time: delivery comes in bursts (the browser hands touch moves over with
+    // frames), and a finger that stopped before lifting must not read as a flick.
+    this.#follow(live.sourceId, input, event.timeStamp ?? performance.now());
   }
 
   readonly #onHostTouch = (event: TouchEvent): void => {
@@ -1021,12 +1023,13 @@ export class FeedController {
     const map = (list: TouchList): SwipePoint[] =>
       Array.from(list, (touch) => ({ identifier: touch.identifier, x: touch.clientX - rect.left, y: touch.clientY - rect.top }));
     const type = ({ touchstart: 'start', touchmove: 'move', touchend: 'end', touchcancel: 'cancel' } as const)[event.type as 'touchstart'];
-    this.#follow('host', { type, touches: map(event.touches), changedTouches: map(event.changedTouches) });
+    this.#follow('host', { type, touches: map(event.touches), changedTouches: map(event.changedTouches) }, event.timeStamp);
   };
 
-  #follow(source: string, input: SwipeInput): void {
+  /** Feeds one touch event of `source` (event time `timeMs` on that source's clock) to the swipe tracker and moves the feed. */
+  #follow(source: string, input: SwipeInput, timeMs: number): void {
     if (this.#sheet || this.#index < 0) return;
-    const update: SwipeUpdate = this.#swipe.handle(source, input, performance.now(), this.#viewport.clientHeight);
+    const update: SwipeUpdate = this.#swipe.handle(source, input, timeMs, this.#viewport.clientHeight);
     switch (update.kind) {
       case 'none':
         return;
@@ -1159,11 +1162,16 @@ interface TouchPointIn extends ForwardedTouchPoint {
   readonly screenY?: number;
 }
 
-function parseForwardedTouch(value: unknown): { type: SwipeInput['type']; touches: TouchPointIn[]; changedTouches: TouchPointIn[] } {
+function parseForwardedTouch(value: unknown): {
+  type: SwipeInput['type'];
+  touches: TouchPointIn[];
+  changedTouches: TouchPointIn[];
+  timeStamp: number | undefined;
+} {
   if (typeof value !== 'object' || value === null) throw new PlatformError('INVALID_ARGUMENT', 'touch() needs an event object');
-  const { type, touches, changedTouches } = value as Record<string, unknown>;
+  const { type, touches, changedTouches, timeStamp } = value as Record<string, unknown>;
   if (type !== 'start' && type !== 'move' && type !== 'end' && type !== 'cancel') throw new PlatformError('INVALID_ARGUMENT', 'touch() type must be start, move, end or cancel');
-  return { type, touches: parsePoints(touches), changedTouches: parsePoints(changedTouches) };
+  return { type, touches: parsePoints(touches), changedTouches: parsePoints(changedTouches), timeStamp: isFiniteNumber(timeStamp) ? timeStamp : undefined };
 }
 
 function parsePoints(value: unknown): TouchPointIn[] {

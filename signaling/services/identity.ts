@@ -1,11 +1,12 @@
 /**
  * Short-lived user tokens: JWTs signed with HS256 through jose.
  *
- * The claims are the ones the signaling server's verifier checks
- * (signaling/identity.ts): `iss: 'platform-kit'`, `aud: <projectId>`,
- * `sub: <userId>`, and the key id in the header. Given the same keys, a
- * token issued here identifies a Dispatch client there. On top of them:
- * `role` ('admin' | 'user' | 'unknown') and `attrs` (username, avatarUrl…).
+ * One issuer per server: the services routes sign with it and the signaling
+ * server verifies `connect({ authorization })` and `identify()` with it, so a
+ * token from `POST /services/identity/tokens` identifies a Dispatch client.
+ * Claims: `iss: 'platform-kit'`, `aud: <projectId>`, `sub: <userId>`, the
+ * key id in the header, `role` ('admin' | 'user' | 'unknown') and `attrs`
+ * (username, avatarUrl…).
  *
  * Rotation: the newest key signs; {@link TokenIssuer.rotate} keeps the
  * previous one for verification until the longest token it could have
@@ -17,7 +18,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { PlatformError } from '../../protocol/errors.js';
 import type { IdentityTokenResult } from '../../protocol/link.js';
 
-/** One HS256 key and its id. Same shape as the signaling server's `IdentitySecret`. */
+/** One HS256 key and its id. */
 export interface TokenKey {
   /** Key id written in the token header (`kid`). */
   readonly kid: string;
@@ -59,7 +60,7 @@ export interface TokenIssuerOptions {
   readonly now?: () => number;
 }
 
-/** Issuer name in every token; the signaling server's verifier checks it. */
+/** Issuer name in every token; verification checks it. */
 export const TOKEN_ISSUER = 'platform-kit';
 /** Default token lifetime: 15 minutes. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 900;

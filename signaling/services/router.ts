@@ -1,9 +1,10 @@
 /**
  * The platform services of the signaling server, as plain node:http routes:
  * identity tokens, the keystore (secrets and signed URLs) and the project CDN.
- * `createServicesRouter()` gives a `handle(req, res)` to mount in any HTTP
- * server (it answers `false` for a route that is not its own);
- * `createServicesServer()` runs it alone (tests, or a separate process).
+ * `createServicesRouter()` gives a `handle(req, res)` that createSignalingServer
+ * (server.ts) mounts beside its own routes (it answers `false` for a route
+ * that is not its own); its token issuer is the one the signaling server
+ * verifies `connect({ authorization })` and `identify()` tokens with.
  *
  * Credentials always travel in headers, never in a URL (URLs end up in logs,
  * proxies and Referer headers):
@@ -41,8 +42,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { KEYSTORE_SCHEME } from '../../protocol/customization.js';
 import { PlatformError } from '../../protocol/errors.js';
@@ -84,8 +84,12 @@ export interface ServicesRouterOptions {
   readonly dataDir: string;
   /** The 32-byte server key (bytes, or base64/base64url). Default: read from `<dataDir>/server.key`, created there with mode 0600. */
   readonly secretKey?: Uint8Array | string;
-  /** Public base URL of the CDN (what signed URLs start with). Default: `http://<Host of the request>/cdn`. */
-  readonly cdnUrl?: string;
+  /**
+   * Public base URL of the CDN (what signed URLs start with), or a function
+   * read on every request (the signaling server knows its URL only once it
+   * listens). Default: `http://<Host of the request>/cdn`.
+   */
+  readonly cdnUrl?: string | (() => string);
   /** Upload limits. */
   readonly limits?: CdnLimits;
   /** Rewrites files for the query parameters of a signed URL (resize, crop…). */
@@ -125,8 +129,7 @@ const RESERVED_PROJECT_IDS = new Set(['signed']);
 
 /** Creates the services router; reads or creates the server key and opens the secret store. */
 export async function createServicesRouter(options: ServicesRouterOptions): Promise<ServicesRouter> {
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const serverKey = await loadServerKey(options.dataDir, options.secretKey);
+  const serverKey = await openServerKey(options.dataDir, options.secretKey);
   const now = options.now ?? Date.now;
   const tokens = new TokenIssuer({
     keys: options.tokenKeys ?? [{ kid: 'server-1', secret: deriveKey(serverKey, 'identity token').toString('base64url') }],
@@ -172,7 +175,8 @@ export async function createServicesRouter(options: ServicesRouterOptions): Prom
   }
 
   function cdnBase(req: IncomingMessage): string {
-    if (options.cdnUrl !== undefined) return options.cdnUrl.replace(/\/+$/, '');
+    const configured = typeof options.cdnUrl === 'function' ? options.cdnUrl() : options.cdnUrl;
+    if (configured !== undefined) return configured.replace(/\/+$/, '');
     return `http://${headerValue(req, 'host') ?? 'localhost'}/cdn`;
   }
 
@@ -334,7 +338,13 @@ export function parseKeyPath(keyPath: string): { projectId: string; name: string
   return { projectId, name };
 }
 
-async function loadServerKey(dataDir: string, given: Uint8Array | string | undefined): Promise<Uint8Array> {
+/**
+ * The 32-byte server key every other key is derived from: `given` (bytes, or
+ * base64/base64url), else `<dataDir>/server.key`, created there (mode 0600)
+ * on first use. Creates `dataDir` (mode 0700) when missing.
+ */
+export async function openServerKey(dataDir: string, given: Uint8Array | string | undefined): Promise<Uint8Array> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (given !== undefined) {
     const key = typeof given === 'string' ? Buffer.from(given, given.includes('-') || given.includes('_') ? 'base64url' : 'base64') : given;
     if (key.length !== 32) throw new PlatformError('INVALID_CONFIG', 'secretKey must be 32 bytes');
@@ -356,68 +366,4 @@ async function loadServerKey(dataDir: string, given: Uint8Array | string | undef
   const key = await readFile(path);
   if (key.length !== 32) throw new PlatformError('INVALID_CONFIG', `${path} is not a 32-byte key (a write was interrupted? delete it only if no secret was stored yet)`);
   return key;
-}
-
-/** Options of {@link createServicesServer}: the router's, plus where to listen. */
-export interface ServicesServerOptions extends Omit<ServicesRouterOptions, 'cdnUrl'> {
-  /** Port; 0 (default) picks a free one. */
-  readonly port?: number;
-  /** Host to listen on. Default 127.0.0.1. */
-  readonly host?: string;
-  /** Public CDN base URL. Default `<server url>/cdn`. */
-  readonly cdnUrl?: string;
-}
-
-/** A running services server. */
-export interface ServicesServer {
-  /** Resolves once listening (rejects when it cannot start). */
-  readonly ready: Promise<void>;
-  /** `http://host:port`, once ready. */
-  readonly url: string;
-  /** The router, once ready. */
-  readonly router: ServicesRouter;
-  /** Stops listening, ends open connections and closes the store. */
-  close(): Promise<void>;
-}
-
-/** Runs the services alone on their own HTTP server. Nothing listens until called. */
-export function createServicesServer(options: ServicesServerOptions): ServicesServer {
-  let router: ServicesRouter | undefined;
-  let url = '';
-  const server: Server = createServer((req, res) => {
-    if (!router) {
-      sendError(res, new PlatformError('INTERNAL', 'the services are starting'));
-      return;
-    }
-    void router.handle(req, res).then((handled) => {
-      if (!handled) sendError(res, new PlatformError('NOT_FOUND', 'no such route'));
-    });
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      const address = server.address() as AddressInfo;
-      url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
-      resolve();
-    });
-  }).then(async () => {
-    router = await createServicesRouter({ ...options, cdnUrl: options.cdnUrl ?? `${url}/cdn` });
-  });
-  return {
-    ready,
-    get url() {
-      return url;
-    },
-    get router(): ServicesRouter {
-      if (!router) throw new PlatformError('NOT_CONNECTED', 'the services server is not ready');
-      return router;
-    },
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await router?.close();
-    },
-  };
 }

@@ -259,15 +259,15 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
       const controller = element.controller!;
       expect(controller.items).to.have.length(10);
       expect(controller.items.every((item) => !item.url.includes('feedDebug'))).to.equal(true);
-      expect(countIframes(element.shadowRoot!)).to.equal(2);
       await reports.waitFor('playback', 'debug');
+      await waitUntil(() => countIframes(element.shadowRoot!) === 2, 'the neighbour to preload');
       element.next();
       element.next();
       // Item 1 is passed before it plays: item 0 pauses, item 2 plays.
       await reports.waitFor('playback', 'debug', 3);
       expect(playback('debug')).to.deep.equal([true, false, true]);
       expect(focusEvents).to.deep.equal([0, 1, 2]);
-      expect(countIframes(element.shadowRoot!)).to.equal(3);
+      await waitUntil(() => countIframes(element.shadowRoot!) === 3, 'the window of 3');
       // Leaving the document releases every frame and listener.
       element.remove();
       expect(element.controller).to.equal(null);

@@ -1,5 +1,5 @@
 import { expect } from '@esm-bundle/chai';
-import { FeedReports, mountFeed, swipe, templateItems, touch, type MountedFeed } from './support/feed.js';
+import { FeedReports, liftFingers, mountFeed, quiet, swipe, templateItems, touch, type MountedFeed } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 describe('feed: real touches over cross-origin templates (DevTools Protocol)', () => {
@@ -8,7 +8,8 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
   beforeEach(() => {
     reports = new FeedReports();
   });
-  afterEach(() => {
+  afterEach(async () => {
+    await liftFingers();
     feed?.dispose();
     feed = undefined;
     reports.dispose();
@@ -24,6 +25,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     const settled: number[] = [];
     controller.on('settle', ({ index }) => settled.push(index));
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
 
     await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
     await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
@@ -38,7 +40,9 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     expect(forwarded[0]?.y).to.be.closeTo(0.8 * 640, 2);
     expect(forwarded.some((event) => event.type === 'move')).to.equal(true);
     expect(forwarded[forwarded.length - 1]).to.deep.include({ index: 0, type: 'end' });
-    expect(forwarded[forwarded.length - 1]?.y).to.be.closeTo(0.2 * 640, 2);
+    // Where the finger lifted: exact in a quiet browser; Chromium may still hold the last move
+    // (it hands moves over with frames) when the end is mapped, so within one move (64 px).
+    expect(forwarded[forwarded.length - 1]?.y).to.be.closeTo(0.2 * 640, 66);
     await reports.waitFor('playback', 't1');
     expect(playback('t0')).to.deep.equal([true, false]);
     await waitUntil(() => settled.includes(1), 'the snap to settle on item 1');
@@ -55,13 +59,16 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     feed = mountFeed({ items: templateItems(3) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
     await swipe(feed.at(0.5, 0.6), feed.at(0.5, 0.5), { lift: false, moves: 4 });
-    await sleep(50);
-    // Mid-gesture: item 0 moved up with the finger (about 64 px).
-    const top = feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top;
-    expect(top).to.be.within(-80, -40);
+    const topOf0 = (): number => feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top;
+    // Mid-gesture: item 0 moved up with the finger (64 px). Chromium hands touch moves to a
+    // frame with its animation frames, so the last one may wait for the next frame: at least 3 of 4.
+    await waitUntil(() => topOf0() < -40, 'the feed to follow the finger');
+    expect(topOf0()).to.be.within(-66, -40);
     await touch([{ type: 'touchEnd', points: [] }]);
-    await sleep(150);
+    await waitUntil(() => reports.of('touch', 't0').some((data) => data['type'] === 'touchend'), "the template's touchend");
+    await waitUntil(() => Math.round(topOf0()) === 0, 'the feed to settle back');
     expect(controller.index).to.equal(0);
     expect(Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top)).to.equal(0);
     expect(playback('t0')).to.deep.equal([true]);
@@ -73,9 +80,12 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     const cancels: boolean[] = [];
     controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
     // t0 calls requestCancelTouch() from its own touchstart handler.
     await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
-    await sleep(150);
+    await waitUntil(() => reports.of('touch', 't0').some((data) => data['type'] === 'touchend'), "the template's touchend");
+    await waitUntil(() => cancels.length === 1, 'the cancel');
+    await sleep(100);
     expect(controller.index).to.equal(0);
     expect(cancels.length).to.equal(1);
     const seen = reports.of('touch', 't0').map((data) => data['type']);
@@ -91,9 +101,9 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     const cancels: boolean[] = [];
     controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
     await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.6), { lift: false, moves: 4 });
-    await sleep(50);
-    expect(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top).to.be.below(-60);
+    await waitUntil(() => feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top < -60, 'the drag');
     const reply = await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'requestCancelTouch');
     expect(reply.ok).to.equal(true);
     expect(cancels).to.deep.equal([true]);
@@ -103,7 +113,8 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
       { type: 'touchMove', points: [feed.at(0.5, 0.1)], delayMs: 20 },
       { type: 'touchEnd', points: [] },
     ]);
-    await sleep(150);
+    await waitUntil(() => reports.of('touch', 't0').some((data) => data['type'] === 'touchend'), "the template's touchend");
+    await sleep(100);
     expect(controller.index).to.equal(0);
     expect(Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top)).to.equal(0);
     // A new gesture is followed again.
@@ -115,6 +126,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     feed = mountFeed({ items: templateItems(3) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
     await swipe(feed.at(0.9, 0.5), feed.at(0.1, 0.45));
     await touch([
       { type: 'touchStart', points: [{ ...feed.at(0.4, 0.5), id: 1 }, { ...feed.at(0.6, 0.5), id: 2 }], delayMs: 20 },
@@ -123,7 +135,8 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
       { type: 'touchMove', points: [{ ...feed.at(0.4, 0.2), id: 1 }, { ...feed.at(0.6, 0.2), id: 2 }], delayMs: 20 },
       { type: 'touchEnd', points: [] },
     ]);
-    await sleep(150);
+    await waitUntil(() => reports.of('touch', 't0').filter((data) => data['type'] === 'touchend').length >= 2, "the template's touchends");
+    await sleep(100);
     expect(controller.index).to.equal(0);
   });
 
@@ -132,6 +145,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
     feed = mountFeed({ items: templateItems(24) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
+    await quiet(controller);
     for (let i = 1; i <= 20; i++) {
       // The next template preloaded (it is a neighbour): wait for it to be ready, as a user would see it.
       await waitUntil(() => controller.statusAt(i) === 'loaded', `t${i} preloaded`);

@@ -64,12 +64,15 @@ describe('feed: focus, playback and the live window', () => {
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     controller.next();
-    expect(controller.liveIndices).to.deep.equal([0, 1, 2]);
+    // The new neighbour preloads once the new current one plays (so it does not slow that down).
     await reports.waitFor('playback', 't1');
+    await waitUntil(() => controller.liveIndices.join() === '0,1,2', 'the window 0,1,2');
+    await reports.waitFor('load-called', 't2');
+    expect(playback('t2')).to.deep.equal([]);
     controller.next();
-    expect(controller.liveIndices).to.deep.equal([1, 2, 3]);
-    expect(countIframes(feed.box)).to.equal(3);
     await reports.waitFor('playback', 't2');
+    await waitUntil(() => controller.liveIndices.join() === '1,2,3', 'the window 1,2,3');
+    expect(countIframes(feed.box)).to.equal(3);
     controller.previous();
     await reports.waitFor('playback', 't1', 3);
     expect(playback('t0')).to.deep.equal([true, false]);

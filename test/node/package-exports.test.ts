@@ -23,6 +23,29 @@ describe('the package as a consumer imports it', () => {
     assert.ok(existsSync(fileURLToPath(new URL(`../../${manifest.bin['platform-vcc']}`, import.meta.url))));
   });
 
+  it('ships the platform-kit-server bin, built, with its shebang', () => {
+    const target = manifest.bin['platform-kit-server'];
+    assert.equal(target, './dist/signaling/bin.js');
+    const file = fileURLToPath(new URL(`../../${target}`, import.meta.url));
+    assert.ok(existsSync(file), 'run npm run build first');
+    assert.match(readFileSync(file, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('loads the server and the backend clients from platform-kit/signaling by name', async () => {
+    const signaling = await import('platform-kit/signaling');
+    assert.equal(typeof signaling.createSignalingServer, 'function');
+    assert.equal(typeof signaling.PlatformBackend.Dispatch, 'function');
+    assert.equal(typeof signaling.PlatformBackend.Identity, 'function');
+    assert.equal(typeof signaling.PlatformBackend.Identity.prototype.getToken, 'function');
+    assert.equal(typeof signaling.PlatformBackend.Identity.prototype.resolveUserFromToken, 'function');
+    assert.equal(typeof signaling.Keystore, 'function');
+    assert.equal(typeof signaling.VccMiddleware.express, 'function');
+    assert.equal(typeof signaling.requestUserToken, 'function');
+    // One public Identity: the backend client, in the namespace; the server's issuer is not a second one.
+    assert.equal('Identity' in signaling, false);
+    assert.equal('BackendIdentity' in signaling, false);
+  });
+
   it('loads platform-kit/guest, /host and /signaling by name without side effects', async () => {
     const guest = await import('platform-kit/guest');
     assert.equal(typeof guest.InstantRemixing, 'function');

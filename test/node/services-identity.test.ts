@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Identity as BackendIdentity, requestUserToken } from '../../signaling/backend-identity.js';
-import { Identity as SignalingIdentity } from '../../signaling/identity.js';
 import { TokenIssuer } from '../../signaling/services/identity.js';
 import { ADMIN_KEY, codeOf, jwtPayload, post, projectHeaders, REMIX, sleep, startServices, TEMPLATE, type Harness } from './services-support.js';
+import { backend, PROJECT, startServer } from './signaling-support.js';
 
 async function rejection(promise: Promise<unknown>): Promise<{ code?: unknown; message?: unknown }> {
   try {
@@ -141,11 +141,23 @@ describe('TokenIssuer', () => {
     await assert.rejects(issuer.issue('p', { id: 'u', role: 'user' }, 7_200), (error: { code?: unknown }) => error.code === 'INVALID_ARGUMENT');
   });
 
-  it("issues tokens the signaling server's verifier accepts, given the same keys", async () => {
+  it('issues tokens a signaling server configured with the same keys accepts; rotation is one option', async () => {
     const issuer = new TokenIssuer({ keys: [key1] });
-    const verifier = new SignalingIdentity({ secrets: [key1] });
-    const { token } = await issuer.issue('demo', { id: 'alice', role: 'admin', attributes: { username: 'Alice' } });
-    assert.equal(await verifier.verify('demo', token), 'alice');
+    const { token } = await issuer.issue(PROJECT, { id: 'alice', role: 'admin', attributes: { username: 'Alice' } });
+    // key2 signs, key1 still verifies: the rotation of a deploy, in one option.
+    const server = await startServer({ identity: { keys: [key2, key1] } });
+    const client = backend(server);
+    try {
+      await client.connect({ shardName: 'rotation', authorization: token });
+      assert.equal(client.session.userId, 'alice');
+      const fresh = await server.issueUserToken(PROJECT, 'bob');
+      assert.equal(JSON.parse(Buffer.from(fresh.token.split('.')[0]!, 'base64url').toString()).kid, 'k2');
+      await client.identify(fresh.token);
+      assert.equal(client.session.userId, 'bob');
+    } finally {
+      await client.disconnect();
+      await server.close();
+    }
   });
 });
 

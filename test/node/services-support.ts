@@ -1,10 +1,65 @@
-// Helpers of the services-* tests: a real services server on port 0 with its
-// state in a throwaway directory, and raw HTTP for what no client would send.
-import { request } from 'node:http';
+// Helpers of the services-* tests: the services router alone on a real HTTP
+// server on port 0 (with a test clock, which the signaling server does not
+// offer), its state in a throwaway directory, and raw HTTP for what no client
+// would send. signaling-services.test.ts runs the same routes mounted in
+// createSignalingServer.
+import { createServer, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServicesServer, type ServicesServer, type ServicesServerOptions } from '../../signaling/services/router.js';
+import { PlatformError } from '../../signaling/index.js';
+import { createServicesRouter, type ServicesRouter, type ServicesRouterOptions } from '../../signaling/services/router.js';
+import { sendError } from '../../signaling/services/http.js';
+
+/** Options of {@link createServicesServer}: the router's, with `cdnUrl` defaulting to `<url>/cdn`. */
+export type ServicesServerOptions = ServicesRouterOptions;
+
+/** The router on its own HTTP server. */
+export interface ServicesServer {
+  readonly ready: Promise<void>;
+  readonly url: string;
+  readonly router: ServicesRouter;
+  close(): Promise<void>;
+}
+
+/** Runs the services router alone on 127.0.0.1 and a free port. */
+export function createServicesServer(options: ServicesServerOptions): ServicesServer {
+  let router: ServicesRouter | undefined;
+  let url = '';
+  const server = createServer((req, res) => {
+    if (!router) return sendError(res, new PlatformError('INTERNAL', 'the services are starting'));
+    void router.handle(req, res).then((handled) => {
+      if (!handled) sendError(res, new PlatformError('NOT_FOUND', 'no such route'));
+    });
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      resolve();
+    });
+  }).then(async () => {
+    router = await createServicesRouter({ ...options, cdnUrl: options.cdnUrl ?? `${url}/cdn` });
+  });
+  return {
+    ready,
+    get url() {
+      return url;
+    },
+    get router() {
+      if (!router) throw new Error('not ready');
+      return router;
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await router?.close();
+    },
+  };
+}
 
 export const ADMIN_KEY = 'the-platform-admin-key-for-tests';
 export const TEMPLATE = { id: 'template', token: 'template-project-token', owner: 'alice' } as const;

@@ -3,6 +3,9 @@
 // a server restart, the grace period, clock sync, backend configuration.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import { PlatformBackend, type SignalingServer } from '../../signaling/index.js';
@@ -162,7 +165,9 @@ describe('clients across failures', () => {
   });
 
   it('reports a full offline queue as QUEUE_FULL, and comes back after a server restart with the same ids', async () => {
-    const first = await startServer();
+    // The same data directory (so the same server key) across the restart, as a deployment keeps it: resume tokens still check.
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-restart-'));
+    const first = await startServer({ dataDir });
     const port = Number(new URL(first.url).port);
     const a = backend(first, { maxQueuedEvents: 5, reconnectInitialDelayMs: 50 });
     const b = backend(first, { reconnectInitialDelayMs: 50 });
@@ -175,7 +180,7 @@ describe('clients across failures', () => {
     await sleep(300);
     let second: SignalingServer | undefined;
     try {
-      second = await startServer({ port });
+      second = await startServer({ port, dataDir });
       await waitFor(() => a.session.state === 'connected' && b.session.state === 'connected', 'both back', 10_000);
       assert.deepEqual(a.connectionInfo, infoA);
       assert.deepEqual(b.connectionInfo, infoB);
@@ -189,6 +194,7 @@ describe('clients across failures', () => {
       await a.disconnect();
       await b.disconnect();
       await second?.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import type { SignalingServer } from '../../signaling/index.js';
-import { backend, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
+import { ADMIN_KEY, backend, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
 
 const auth = { authorization: `Bearer ${TOKEN}`, 'x-platform-project': PROJECT };
 
@@ -31,16 +31,29 @@ describe('signaling server: HTTP routes', () => {
     assert.equal((await fetch(`${server.url}/peerjs/peerjs/id`)).status, 403);
   });
 
-  it('issues user tokens only to a project that proves its token', async () => {
-    const refused = await fetch(`${server.url}/identity/token`, { method: 'POST', body: JSON.stringify({ userId: 'u1' }) });
+  it('issues user tokens only with the admin key, on the services route of the same server', async () => {
+    const tokens = `${server.url}/services/identity/tokens`;
+    const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'x-platform-project-id': PROJECT, 'content-type': 'application/json' };
+    const refused = await fetch(tokens, { method: 'POST', body: JSON.stringify({ userId: 'u1' }) });
     assert.equal(refused.status, 401);
-    const issued = await fetch(`${server.url}/identity/token`, { method: 'POST', headers: auth, body: JSON.stringify({ userId: 'u1', ttlSeconds: 60 }) });
+    // A project token is not the admin key.
+    const projectToken = await fetch(tokens, { method: 'POST', headers: { ...admin, authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ userId: 'u1' }) });
+    assert.equal(projectToken.status, 401);
+    const issued = await fetch(tokens, { method: 'POST', headers: admin, body: JSON.stringify({ userId: 'u1', ttlSeconds: 60 }) });
     assert.equal(issued.status, 200);
     const body = (await issued.json()) as { token: string; expiresAt: number };
     assert.equal(body.token.split('.').length, 3);
     assert.ok(body.expiresAt > Date.now() + 50_000);
-    const tooLong = await fetch(`${server.url}/identity/token`, { method: 'POST', headers: auth, body: JSON.stringify({ userId: 'u1', ttlSeconds: 1e9 }) });
+    const tooLong = await fetch(tokens, { method: 'POST', headers: admin, body: JSON.stringify({ userId: 'u1', ttlSeconds: 1e9 }) });
     assert.equal(tooLong.status, 400);
+    // The minimal route of before is gone: one issuer, one route.
+    assert.equal((await fetch(`${server.url}/identity/token`, { method: 'POST', headers: auth, body: '{}' })).status, 404);
+  });
+
+  it('takes project credentials for /info in the services header too', async () => {
+    const info = await fetch(`${server.url}/info`, { headers: { authorization: `Bearer ${TOKEN}`, 'x-platform-project-id': PROJECT } });
+    assert.equal(info.status, 200);
+    assert.equal((await fetch(`${server.url}/info`, { headers: { authorization: 'Bearer other-token', 'x-platform-project-id': PROJECT } })).status, 401);
   });
 });
 

@@ -1,5 +1,8 @@
 // Helpers for the signaling tests: a real server on port 0 and raw ws clients
 // that speak the wire by hand (so tests can also send what no client would).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { createSignalingServer, PlatformBackend, type SignalingServer, type SignalingServerOptions } from '../../signaling/index.js';
 import { controlUrl } from '../../signaling/backend-dispatch.js';
@@ -7,17 +10,28 @@ import { controlUrl } from '../../signaling/backend-dispatch.js';
 export const PROJECT = 'demo';
 export const TOKEN = 'demo-project-token';
 export const SECRET = 'a-test-identity-secret-of-at-least-32-bytes';
+export const ADMIN_KEY = 'signaling-test-admin-key';
 
+/** A server on a free port with its state in a throwaway directory, deleted by `close()`. */
 export async function startServer(options: Partial<SignalingServerOptions> = {}): Promise<SignalingServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-signaling-'));
   const server = createSignalingServer({
     port: 0,
     host: '127.0.0.1',
     projects: { [PROJECT]: TOKEN, other: 'other-token' },
-    identity: { secrets: [{ kid: 'k1', secret: SECRET }] },
+    identity: { keys: [{ kid: 'k1', secret: SECRET }] },
+    adminKey: ADMIN_KEY,
     ...options,
+    dataDir,
   });
   await server.ready;
-  return server;
+  const close = server.close.bind(server);
+  return Object.assign(Object.create(server) as SignalingServer, {
+    close: async () => {
+      await close();
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
 }
 
 export function backend(server: { url: string } | string, extra: Record<string, unknown> = {}) {

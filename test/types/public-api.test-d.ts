@@ -2,6 +2,8 @@
 // Each @ts-expect-error must stay an error: if the types loosen, tsc fails.
 import { InstantRemixing, PlatformError, getViewingContext, type EditorAttributes, type ErrorCode, type ViewingContext } from 'platform-kit/guest';
 import { RemixSession, TemplateFrame, type PresentControlEvent } from 'platform-kit/host';
+import { Platform, type IdentityTokenResult } from 'platform-kit/guest';
+import { PlatformBackend, type SignalingServerOptions } from 'platform-kit/signaling';
 
 declare const frame: TemplateFrame;
 const session = new RemixSession();
@@ -53,4 +55,16 @@ void frame.notify('describe');
 void frame.notify('activePathChanged', 42);
 void frame.request('describe');
 
+// Platform.identity and PlatformBackend: values and instance types.
+const tokenResult: Promise<IdentityTokenResult> = Platform.identity.getToken();
+const backendDispatch: PlatformBackend.Dispatch = new PlatformBackend.Dispatch({ projectId: 'p', projectToken: 't', url: 'http://x' });
+const backendIdentity: PlatformBackend.Identity = new PlatformBackend.Identity({ projectId: 'p', projectToken: 't', url: 'http://x' });
+const resolved: Promise<{ token: string }> = backendIdentity.getToken();
+// @ts-expect-error the backend identity is not a Dispatch
+const notDispatch: PlatformBackend.Dispatch = backendIdentity;
+const serverOptions: SignalingServerOptions = { projects: { a: 'token', b: { token: 't', ownerUserId: 'u' } }, dataDir: '/tmp/x', adminKey: 'k' };
+// @ts-expect-error a project is a token or { token, ownerUserId }
+const badServerOptions: SignalingServerOptions = { projects: { a: 42 } };
+
+void [tokenResult, backendDispatch, resolved, notDispatch, serverOptions, badServerOptions];
 void [code, notACode, badAttributes, value, notYetString, context, badContext];

@@ -17,6 +17,9 @@ function playwrightPage(session) {
 async function cdpFor(page) {
   let cdp = cdpSessions.get(page);
   if (!cdp) {
+    // The page of an earlier test file may still be the front tab; a tab behind it gets
+    // fewer frames, and Chromium delivers touch moves with frames (rAF-aligned input).
+    await page.bringToFront();
     cdp = await page.context().newCDPSession(page);
     cdpSessions.set(page, cdp);
   }

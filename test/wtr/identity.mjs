@@ -1,17 +1,21 @@
-// Node-side help for test/browser/identity.test.ts: a real services server
-// (child process, since it is TypeScript) and two routes that play the host's
-// backend: `/__identity/token?user=` asks the services for a user token with
-// the admin key (which never reaches the browser), `/__identity/verify` plays
-// the template's backend resolving a token with its project credentials.
+// Node-side help for test/browser/identity.test.ts: the real server (the
+// `platform-kit-server` bin, in a child process since it is TypeScript) with
+// its services mounted, and two routes that play the host's backend:
+// `/__identity/token?user=` asks the server for a user token with the admin key
+// (which never reaches the browser), `/__identity/verify` plays the template's
+// backend resolving a token with its project credentials.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_KEY = 'browser-test-admin-key';
-const PROJECT = { id: 'template', token: 'browser-test-project-token' };
+const PROJECT = { id: 'template', token: 'browser-test-project-token', owner: 'alice' };
 let child;
 let servicesUrl;
+let dataDir;
 
 function readBody(req) {
   return new Promise((resolveBody, reject) => {
@@ -23,21 +27,46 @@ function readBody(req) {
 }
 
 async function startServices() {
-  child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/fixtures/identity/services-server.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  dataDir = mkdtempSync(join(tmpdir(), 'platform-identity-browser-'));
+  const args = [
+    '--import', 'tsx', join(root, 'signaling/bin.ts'),
+    '--port', '0', '--host', '127.0.0.1',
+    '--project', `${PROJECT.id}:${PROJECT.token}`, '--owner', `${PROJECT.id}:${PROJECT.owner}`,
+    '--admin-key', ADMIN_KEY, '--data-dir', dataDir,
+  ];
+  child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   servicesUrl = await new Promise((resolveUrl, reject) => {
     let text = '';
-    const timer = setTimeout(() => reject(new Error('the identity services server did not start within 20 s')), 20_000);
+    const timer = setTimeout(() => reject(new Error('the identity server did not start within 20 s')), 20_000);
     child.stdout.on('data', (chunk) => {
       text += chunk.toString();
-      const match = /^url (\S+)$/m.exec(text);
+      const match = /^platform-kit signaling: (\S+)$/m.exec(text);
       if (match) {
         clearTimeout(timer);
         resolveUrl(match[1]);
       }
     });
-    child.once('exit', (code) => reject(new Error(`the identity services server exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`the identity server exited (${code})`)));
   });
 }
+
+async function stopServices() {
+  const proc = child;
+  child = undefined;
+  if (proc && proc.exitCode === null) {
+    await new Promise((resolveExit) => {
+      proc.once('exit', resolveExit);
+      proc.kill('SIGTERM');
+    });
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
+
+// The runner may exit before an async serverStop has finished: never leave the child or its data behind.
+process.once('exit', () => {
+  child?.kill('SIGKILL');
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
 
 export default [
   {
@@ -47,7 +76,7 @@ export default [
       await startServices().catch((error) => console.error(`platform-kit-identity: ${error.message}`));
     },
     async serverStop() {
-      child?.kill('SIGTERM');
+      await stopServices();
     },
     async serve(ctx) {
       if (!ctx.path.startsWith('/__identity/')) return undefined;

@@ -1,10 +1,14 @@
 // Browser suites of Dispatch: a real signaling server in a child process
-// (`node --import tsx signaling/bin.ts`), peerjs served as its prebuilt browser
-// bundle (its CommonJS dependencies do not load in the dev server), and
-// commands a test runs in Node through executeServerCommand: restart the
-// server, issue user tokens, drive Node backend clients (PlatformBackend.Dispatch).
+// (`node --import tsx signaling/bin.ts`, the `platform-kit-server` bin), peerjs
+// served as its prebuilt browser bundle (its CommonJS dependencies do not load
+// in the dev server), and commands a test runs in Node through
+// executeServerCommand: restart the server (same port, same data directory, so
+// resume tokens still check), issue user tokens through the server's services
+// route with the admin key, drive Node backend clients (PlatformBackend.Dispatch).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
@@ -12,19 +16,27 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const PROJECT = 'demo';
 const TOKEN = 'demo-project-token';
 const SECRET = 'browser-tests-identity-secret-0123456789';
+const ADMIN_KEY = 'browser-tests-admin-key';
 const PEERJS_URL = '/__platform-kit/peerjs.mjs';
 
 let child = null;
+let dataDir = '';
 let url = '';
 let port = 0;
 const backends = new Map();
 let backendModule = null;
 
 function startServer(wantedPort) {
+  dataDir ||= mkdtempSync(join(tmpdir(), 'platform-signaling-browser-'));
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'signaling/bin.ts', '--port', String(wantedPort), '--host', '127.0.0.1', '--project', `${PROJECT}:${TOKEN}`, '--identity-secret', SECRET, '--heartbeat-ms', '2000'],
+      [
+        '--import', 'tsx', 'signaling/bin.ts',
+        '--port', String(wantedPort), '--host', '127.0.0.1',
+        '--project', `${PROJECT}:${TOKEN}`, '--identity-secret', SECRET, '--admin-key', ADMIN_KEY, '--data-dir', dataDir,
+        '--heartbeat-ms', '2000',
+      ],
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let buffer = '';
@@ -62,12 +74,15 @@ async function backendClass() {
 }
 
 async function issueToken(userId, ttlSeconds = 600) {
-  const response = await fetch(`${url}/identity/token`, {
+  // As a host backend does (requestUserToken): the admin key vouches for the user.
+  const response = await fetch(`${url}/services/identity/tokens`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'x-platform-project': PROJECT },
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'x-platform-project-id': PROJECT, 'content-type': 'application/json' },
     body: JSON.stringify({ userId, ttlSeconds }),
   });
-  return (await response.json()).token;
+  const body = await response.json();
+  if (!response.ok) throw new Error(`token route answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.token;
 }
 
 const commands = {
@@ -102,6 +117,12 @@ const commands = {
   },
 };
 
+// The runner may exit before an async serverStop has finished: never leave the child or its data behind.
+process.once('exit', () => {
+  child?.kill('SIGKILL');
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
 export default [
   {
     name: 'platform-kit-signaling',
@@ -112,6 +133,8 @@ export default [
       for (const { client } of backends.values()) await client.disconnect();
       backends.clear();
       await stopServer();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      dataDir = '';
     },
     resolveImport({ source }) {
       if (source === 'peerjs') return PEERJS_URL;

@@ -93,7 +93,16 @@ export interface PagePoint {
 
 /** Dispatches one real touch event (or several) through the DevTools Protocol. */
 export async function touch(steps: { type: 'touchStart' | 'touchMove' | 'touchEnd' | 'touchCancel'; points: (PagePoint & { id?: number })[]; delayMs?: number }[]): Promise<void> {
+  const last = steps[steps.length - 1];
+  if (last) fingersDown = last.type === 'touchStart' || last.type === 'touchMove';
   await executeServerCommand('feed-touch', { steps });
+}
+
+let fingersDown = false;
+
+/** Lifts every finger a failed test may have left on the screen, so the next test starts clean. */
+export async function liftFingers(): Promise<void> {
+  if (fingersDown) await touch([{ type: 'touchEnd', points: [] }]);
 }
 
 /** A real one-finger swipe from `from` to `to` in `moves` moves, `stepDelayMs` apart (a frame or so, so the template's coalescing sends each). */
@@ -135,6 +144,14 @@ export function mountFeed(options: Omit<FeedControllerOptions, 'container'>): Mo
       box.remove();
     },
   };
+}
+
+/** Waits until the feed's window is complete and every live template loaded (nothing left loading in the templates' process). */
+export async function quiet(controller: FeedController, minimumLive = 2): Promise<void> {
+  await waitUntil(
+    () => controller.liveIndices.length >= minimumLive && controller.liveIndices.every((index) => controller.statusAt(index) === 'loaded'),
+    'the feed to finish preloading',
+  );
 }
 
 /** Iframes under `root` (its shadow roots included). */

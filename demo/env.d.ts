@@ -1,1 +1,0 @@
-declare module 'virtual:platform-kit/customization' {}

@@ -1,0 +1,73 @@
+// The feed page: every template and every published remix, endless by
+// repetition, in <platform-feed>. A template's Remix button (FeedSdk
+// createRemix) opens the editor for it; Share opens the feed's share sheet.
+import { defineHostElements, type FeedItem, type PlatformFeed, type ValueOverrides } from 'platform-kit/host';
+import type { PublishedRemix } from '../catalog.js';
+import { syncFeedValues } from './feed-values.js';
+import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
+
+defineHostElements();
+const feed = document.querySelector<PlatformFeed>('platform-feed')!;
+const status = document.querySelector<HTMLElement>('.status')!;
+
+/** One entry of the feed's cycle: a template, or a published remix of one. */
+interface Entry {
+  readonly key: string;
+  readonly template: string;
+  readonly title: string;
+  readonly remix: PublishedRemix | null;
+}
+
+const data = await demoApi.feed();
+const entries: Entry[] = [
+  ...data.remixes.map((remix) => ({ key: remix.id, template: remix.template, title: remix.title, remix })),
+  ...data.templates.map((template) => ({ key: template.id, template: template.id, title: template.title, remix: null })),
+];
+// `/?item=<key>`: that entry first (what a shared link and a just-published remix open).
+const wanted = new URLSearchParams(location.search).get('item');
+const first = entries.findIndex((entry) => entry.key === wanted);
+if (first > 0) entries.unshift(...entries.splice(first, 1));
+
+const byItemId = new Map<string, Entry>();
+function item(entry: Entry, round: number): FeedItem {
+  const id = `${entry.key}~${round}`;
+  byItemId.set(id, entry);
+  return {
+    id,
+    url: templateUrl(entry.template, entry.remix ? { remix: entry.remix.id } : {}),
+    projectId: entry.remix ? `${entry.template}.${entry.remix.id}` : entry.template,
+    title: entry.title,
+    shareUrl: `${location.origin}/?item=${encodeURIComponent(entry.key)}`,
+  };
+}
+
+// Endless by repetition: each time the feed runs low, one more round of every entry.
+let round = 0;
+feed.share = null; // always the feed's own share sheet (the system one differs per browser)
+feed.items = entries.map((entry) => item(entry, round));
+feed.loader = () => {
+  round++;
+  return entries.map((entry) => item(entry, round));
+};
+
+syncFeedValues(feed, (feedItem): ValueOverrides | undefined => {
+  const remix = feedItem.id === undefined ? undefined : byItemId.get(feedItem.id)?.remix;
+  return remix ? (remix.values as ValueOverrides) : undefined;
+});
+
+feed.addEventListener('feed-focuschange', (event) => {
+  const entry = byItemId.get((event as CustomEvent<{ item: FeedItem }>).detail.item.id ?? '');
+  status.textContent = entry ? `${entry.title}${entry.remix ? ' · remix' : ''}` : '';
+  document.body.dataset['current'] = entry?.key ?? '';
+});
+feed.addEventListener('feed-createremix', (event) => {
+  const detail = (event as CustomEvent<{ item: FeedItem | undefined }>).detail;
+  const entry = byItemId.get(detail.item?.id ?? '');
+  if (!entry || !findTemplate(entry.template)) return;
+  location.href = editorUrl(entry.template, entry.remix?.id);
+});
+feed.addEventListener('feed-skip', (event) => {
+  const { item: skipped } = (event as CustomEvent<{ item: FeedItem }>).detail;
+  status.textContent = `${skipped.title ?? 'A template'} did not load in time: skipped`;
+});
+feed.focus();

@@ -1,0 +1,399 @@
+/**
+ * The demo server: everything on ONE port.
+ *
+ *   http://localhost:PORT/            host pages: the feed, the editor, the shard dashboard
+ *   http://127.0.0.1:PORT/templates/  the templates (another origin: the boundary is real)
+ *
+ * One Node HTTP server routes every request and upgrade:
+ *   - `/dispatch`, `/peerjs/*`, `/health`, `/metrics`, `/info`, `/services/*`,
+ *     `/cdn/*`: the signaling server (createSignalingServer on its embedded
+ *     defaults: shards in memory; keystore, CDN and keys in the data folder),
+ *     which listens on a loopback port of its own; its WebSocket upgrades are
+ *     tunnelled as raw TCP (lib/forward.ts) and its HTTP routes proxied;
+ *   - `/demo-api/*`, `/media/*`: the demo's own small API (publish remixes,
+ *     uploads, secrets, the dashboard's JSON, signed media redirects);
+ *   - `/templates/vault/api/*`: the vault template's Express backend;
+ *   - everything else: Vite in middleware mode (pages, templates, HMR).
+ *
+ * Why Vite in middleware mode and not Vite's own server with `server.proxy`:
+ * with our server owning the 'upgrade' event, `/dispatch` and
+ * `/peerjs/peerjs` are tunnelled by exact path before anyone else sees them,
+ * and Vite's HMR socket (`hmr.server`) only takes upgrades that carry its
+ * `vite-hmr` protocol. With `server.proxy` the same routing depends on the
+ * proxy's path matching and its WebSocket handling of every upgrade, and the
+ * demo's own routes would need a plugin. Both routes work; this one keeps
+ * all routing in one readable function.
+ *
+ * Data (the services' key, secrets and CDN files, published remixes) lives in
+ * `dataDir` (default `.platform-data/`), so it survives restarts.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createServer as createViteServer, type ViteDevServer } from 'vite';
+import { createCustomizationBuilder, formatProblem } from '../cli/build-customization.js';
+import { platformKit } from '../cli/vite-plugin.js';
+import { KEYSTORE_SCHEME } from '../protocol/customization.js';
+import {
+  createMemoryStore,
+  createSignalingServer,
+  isPlatformError,
+  Keystore,
+  KNOWN_CONTENT_TYPES,
+  PlatformError,
+  VCC_HEADER,
+  type SignalingServer,
+} from '../signaling/index.js';
+import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed } from './catalog.js';
+import { Forwarder } from './lib/forward.js';
+import { chimeWav, radioWav, treasurePng } from './lib/media.js';
+import { RemixStore } from './lib/remix-store.js';
+import { ShardMonitor } from './lib/shard-monitor.js';
+import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js';
+
+/** Options of {@link startDemo}. */
+export interface DemoOptions {
+  /** Port; 0 picks a free one. Default `PORT` or 5173. */
+  readonly port?: number;
+  /** Interface. Default 127.0.0.1 (Chromium resolves `localhost` to it, so both names reach the server). */
+  readonly host?: string;
+  /** Where keys, secrets, CDN files and published remixes are kept. Default `<repo>/.platform-data`. */
+  readonly dataDir?: string;
+  /** Vite's log level. Default 'info'. */
+  readonly logLevel?: 'info' | 'warn' | 'error' | 'silent';
+}
+
+/** A running demo. */
+export interface DemoServer {
+  /** Host pages: `http://localhost:PORT`. */
+  readonly url: string;
+  /** Templates: `http://127.0.0.1:PORT` (another origin). */
+  readonly templateOrigin: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** The demo project and its development token. */
+  readonly project: { readonly id: string; readonly token: string };
+  /** Key path of the vault's secret (`platform-keystore://demo/vault-api-key`). */
+  readonly vaultKeyPath: string;
+  /** The signaling server inside (its own loopback port). */
+  readonly signaling: SignalingServer;
+  /** Stops everything; idempotent. */
+  close(): Promise<void>;
+}
+
+const DEMO_DIR = fileURLToPath(new URL('.', import.meta.url));
+const REPO_ROOT = resolve(DEMO_DIR, '..');
+/** The secret the vault template's `vault.apiKey` VCC points to. */
+const VAULT_SECRET_NAME = 'vault-api-key';
+/** The owner of the demo project: their user tokens may upload and store secrets. */
+const DEMO_OWNER = 'demo-owner';
+/** Largest upload through the demo API (the media VCC default is 25 MB; a demo needs less). */
+const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
+
+/** Starts the demo: the signaling server, the services, Vite and the demo API on one port. */
+export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> {
+  const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.platform-data'));
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // What a deployed template reads from its environment: the project id fills metadata.projectId.
+  const templateEnv = { ...process.env, PLATFORM_PROJECT_ID: DEMO_PROJECT_ID };
+
+  // Build every template's customization before Vite serves a page, so the generated modules exist.
+  for (const template of DEMO_TEMPLATES) {
+    const result = await createCustomizationBuilder({ root: join(DEMO_DIR, 'templates', template.id), env: templateEnv }).build();
+    for (const problem of result.problems) console.warn(`platform-kit demo (${template.id}): ${formatProblem(problem)}`);
+  }
+
+  const remixes = await RemixStore.open(dataDir);
+  const httpServer = createHttpServer();
+  const vite: ViteDevServer = await createViteServer({
+    configFile: false,
+    root: DEMO_DIR,
+    appType: 'mpa',
+    logLevel: options.logLevel ?? 'info',
+    clearScreen: false,
+    server: { middlewareMode: true, hmr: { server: httpServer } },
+    resolve: {
+      // The demo runs the kit from its sources, so a change to the kit shows without a build.
+      alias: {
+        'platform-kit/guest': join(REPO_ROOT, 'guest/index.ts'),
+        'platform-kit/host': join(REPO_ROOT, 'host/index.ts'),
+      },
+    },
+    // Known up front: a dependency discovered late makes Vite re-optimize and reload open pages.
+    optimizeDeps: { entries: ['*.html', 'templates/*/index.html'], include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'] },
+    // One plugin per template root: each writes its template's generated module, which the template imports itself.
+    plugins: DEMO_TEMPLATES.map((template) => platformKit({ root: `templates/${template.id}`, inject: false, env: templateEnv })),
+  });
+
+  let port = 0;
+  /** Set once the signaling server listens; until then every route but Vite's answers 503. */
+  let forwarder: Forwarder | null = null;
+  let signaling: SignalingServer | null = null;
+  let monitor: ShardMonitor | null = null;
+  const selfUrl = (): string => `http://127.0.0.1:${port}`;
+  const keystore = (): Keystore => new Keystore(DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, { url: selfUrl() });
+  const vaultApp = express();
+  vaultApp.disable('x-powered-by');
+
+  const demoApi = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> => {
+    const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    if (route === 'GET /demo-api/feed') {
+      const feed: DemoFeed = { remixes: remixes.list(), templates: DEMO_TEMPLATES };
+      return sendJson(response, 200, feed);
+    }
+    if (route === 'POST /demo-api/remixes') {
+      const body = await readJson(request, MAX_PUBLISH_BYTES);
+      const template = DEMO_TEMPLATES.find((entry) => entry.id === body['template']);
+      if (!template) return sendError(response, 400, 'INVALID_ARGUMENT', 'template must be one of the demo templates');
+      const values = body['values'];
+      if (!isValues(values)) return sendError(response, 400, 'INVALID_ARGUMENT', 'values must be { scope: { key: value } }');
+      const parent = body['parent'];
+      if (parent !== undefined && parent !== null && (typeof parent !== 'string' || !remixes.get(parent))) {
+        return sendError(response, 400, 'INVALID_ARGUMENT', 'parent must be a published remix id');
+      }
+      const title = typeof body['title'] === 'string' && body['title'].trim() !== '' ? body['title'].trim().slice(0, 80) : `${template.title} (remix)`;
+      const remix = await remixes.publish({ template: template.id, title, values, parent: typeof parent === 'string' ? parent : null });
+      return sendJson(response, 201, remix);
+    }
+    const remixMatch = /^GET \/demo-api\/remixes\/([^/]+)$/.exec(route);
+    if (remixMatch) {
+      const remix = REMIX_ID_PATTERN.test(remixMatch[1]!) ? remixes.get(remixMatch[1]!) : undefined;
+      return remix ? sendJson(response, 200, remix) : sendError(response, 404, 'NOT_FOUND', 'no such remix');
+    }
+    if (route === 'PUT /demo-api/upload') {
+      // The editor's upload function lands here: the file goes to the project CDN, and the
+      // VCC value is a path on this server that always redirects to a fresh signed URL.
+      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const extension = KNOWN_CONTENT_TYPES[contentType]?.[0];
+      if (!extension || !/^(image|audio|video)\//.test(contentType)) return sendError(response, 415, 'INVALID_ARGUMENT', `cannot upload ${contentType || 'a file without a content type'}`);
+      const body = await readBody(request, MAX_UPLOAD_BYTES);
+      const path = `uploads/${randomBytes(9).toString('base64url')}.${extension}`;
+      await keystore().upload(path, body, contentType);
+      return sendJson(response, 201, { url: `/media/${path}` });
+    }
+    if (route === 'POST /demo-api/secrets') {
+      // The editor's storeSecret function: the secret goes into the keystore; only the key path comes back.
+      const { value } = await readJson(request, 16 * 1024);
+      if (typeof value !== 'string' || value === '') return sendError(response, 400, 'INVALID_ARGUMENT', 'value must be a non-empty string');
+      return sendJson(response, 201, { keyPath: await keystore().storeSecret(value) });
+    }
+    if (route === 'GET /demo-api/dashboard' && monitor) return sendJson(response, 200, await monitor.snapshot());
+    return sendError(response, 404, 'NOT_FOUND', `no route ${route}`);
+  };
+
+  /** `/media/<path>`: a stable URL for a CDN file that redirects to a freshly signed one. */
+  const media = async (response: ServerResponse, url: URL): Promise<void> => {
+    const path = url.pathname.slice('/media/'.length);
+    if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*){0,7}$/.test(path)) return sendError(response, 400, 'INVALID_ARGUMENT', 'not a media path');
+    const signed = await keystore().generateSignedUrl(`${selfUrl()}/cdn/${DEMO_PROJECT_ID}/${path}`);
+    response.writeHead(302, { location: signed, 'cache-control': 'no-store' });
+    response.end();
+  };
+
+  const vaultRoute = (request: IncomingMessage, response: ServerResponse, url: URL): void => {
+    // The platform forwards a published remix's backend calls with its values, in the signed
+    // header VccMiddleware verifies. The template says which remix it shows (`?remix=`); a made-up
+    // id gets nothing, and a header sent by the browser itself fails verification.
+    delete request.headers[VCC_HEADER];
+    const remix = url.searchParams.get('remix');
+    const published = remix && REMIX_ID_PATTERN.test(remix) ? remixes.get(remix) : undefined;
+    if (published?.template === 'vault' && signaling) {
+      const header = signaling.signRemixHeaders({ templateProjectId: DEMO_PROJECT_ID, projectId: DEMO_PROJECT_ID, projectToken: DEMO_PROJECT_TOKEN, values: published.values as never });
+      request.headers[VCC_HEADER] = header[VCC_HEADER];
+    }
+    vaultApp(request as express.Request, response as express.Response, () => sendError(response, 404, 'NOT_FOUND', 'no such vault route'));
+  };
+
+  httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://demo');
+    const path = url.pathname;
+    const fail = (error: unknown): void => {
+      const status = isPlatformError(error) ? statusOf(error.code) : 500;
+      if (!response.headersSent) sendError(response, status, isPlatformError(error) ? error.code : 'INTERNAL', (error as Error).message ?? String(error));
+      else response.destroy();
+    };
+    if (isSignalingRoute(path)) {
+      if (forwarder) forwarder.proxy(request, response);
+      else sendError(response, 503, 'NOT_CONNECTED', 'the signaling server is starting');
+    } else if (!forwarder && (path.startsWith('/demo-api/') || path.startsWith('/media/') || path.startsWith('/templates/vault/api/'))) {
+      sendError(response, 503, 'NOT_CONNECTED', 'the demo is starting');
+    } else if (path.startsWith('/demo-api/')) {
+      demoApi(request, response, url).catch(fail);
+    } else if (path.startsWith('/media/')) {
+      media(response, url).catch(fail);
+    } else if (path.startsWith('/templates/vault/api/')) {
+      vaultRoute(request, response, url);
+    } else {
+      vite.middlewares(request, response, () => sendError(response, 404, 'NOT_FOUND', `no page ${path}`));
+    }
+  });
+  httpServer.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
+    const path = new URL(request.url ?? '/', 'http://demo').pathname;
+    // Vite's HMR listener (hmr.server) takes the upgrades with its own protocol; these two are the signaling server's.
+    if (path === '/dispatch' || path === '/peerjs/peerjs') {
+      if (forwarder) forwarder.tunnel(request, socket, head);
+      else socket.destroy();
+    }
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? Number(process.env['PORT'] ?? 5173), options.host ?? '127.0.0.1', () => {
+      httpServer.off('error', reject);
+      resolveListen();
+    });
+  });
+  port = (httpServer.address() as AddressInfo).port;
+
+  // The signaling server on its embedded defaults: shards in memory (a store we hold, so the
+  // dashboard can read it), keystore and CDN in the data folder. Its CDN URL is this port's:
+  // signed URLs must point where browsers can reach them.
+  const store = createMemoryStore();
+  const server = createSignalingServer({
+    port: 0,
+    host: '127.0.0.1',
+    projects: { [DEMO_PROJECT_ID]: { token: DEMO_PROJECT_TOKEN, ownerUserId: DEMO_OWNER } },
+    store,
+    dataDir,
+    cdnUrl: `${selfUrl()}/cdn`,
+    log: (line) => console.error(line),
+  });
+  try {
+    await server.ready;
+  } catch (error) {
+    await new Promise<void>((resolveClose) => httpServer.close(() => resolveClose()));
+    await vite.close();
+    throw error;
+  }
+  signaling = server;
+  monitor = new ShardMonitor({ store, metrics: () => server.metrics(), projects: [DEMO_PROJECT_ID] });
+  const signalingAddress = new URL(server.url);
+  forwarder = new Forwarder({ host: signalingAddress.hostname, port: Number(signalingAddress.port) });
+
+  const vaultKeyPath = `${KEYSTORE_SCHEME}${DEMO_PROJECT_ID}/${VAULT_SECRET_NAME}`;
+  try {
+    vaultApp.use(
+      '/templates/vault/api',
+      createVaultBackend({
+        root: join(DEMO_DIR, 'templates', 'vault'),
+        env: { PLATFORM_PROJECT_ID: DEMO_PROJECT_ID, PLATFORM_PROJECT_TOKEN: DEMO_PROJECT_TOKEN, PLATFORM_VCC_PUBLIC_KEY: server.vccPublicKey, PLATFORM_SERVICES_URL: selfUrl() },
+        cdnUrl: `${selfUrl()}/cdn`,
+      }),
+    );
+    // Media the templates use, made in code and put on the project CDN (again at every start: cheap, and always the current version).
+    const uploader = keystore();
+    await uploader.upload(TREASURE_PATH, treasurePng(), 'image/png');
+    await uploader.upload('radio/track.wav', radioWav(), 'audio/wav');
+    await uploader.upload('greeting/chime.wav', chimeWav(), 'audio/wav');
+    // The vault's secret: made once per data folder, kept in the keystore across restarts.
+    await uploader.resolveValue(vaultKeyPath).catch(async (error: unknown) => {
+      if (!isPlatformError(error) || error.code !== 'NOT_FOUND') throw error;
+      await uploader.storeSecret(`vault_${randomBytes(18).toString('base64url')}`, VAULT_SECRET_NAME);
+    });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+
+  let closing: Promise<void> | null = null;
+  async function closeAll(): Promise<void> {
+    closing ??= (async () => {
+      await monitor?.close();
+      forwarder?.close();
+      await vite.close();
+      await new Promise<void>((resolveClose) => {
+        httpServer.close(() => resolveClose());
+        httpServer.closeAllConnections();
+      });
+      await server.close();
+      await store.close();
+      await remixes.close();
+    })();
+    return closing;
+  }
+
+  return {
+    url: `http://localhost:${port}`,
+    templateOrigin: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    project: { id: DEMO_PROJECT_ID, token: DEMO_PROJECT_TOKEN },
+    vaultKeyPath,
+    signaling: server,
+    close: closeAll,
+  };
+}
+
+/** Routes the signaling server answers: its sockets, its HTTP routes and the platform services. */
+function isSignalingRoute(path: string): boolean {
+  return path === '/dispatch' || path.startsWith('/peerjs/') || path === '/health' || path === '/metrics' || path === '/info' || path.startsWith('/services/') || path.startsWith('/cdn/');
+}
+
+function statusOf(code: string): number {
+  switch (code) {
+    case 'INVALID_ARGUMENT':
+    case 'INVALID_VALUE':
+      return 400;
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'NOT_FOUND':
+      return 404;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    default:
+      return 500;
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(response, status, { error: { name: 'PlatformError', code, message: `platform-kit demo: ${message.replace(/^platform-kit: /, '')}` } });
+}
+
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(new PlatformError('PAYLOAD_TOO_LARGE', `the body is over ${maxBytes} bytes`));
+        request.resume();
+      } else chunks.push(chunk);
+    });
+    request.once('end', () => resolveBody(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+}
+
+async function readJson(request: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await readBody(request, maxBytes)).toString('utf8'));
+  } catch (error) {
+    if (isPlatformError(error)) throw error;
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new PlatformError('INVALID_ARGUMENT', 'the body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function isValues(value: unknown): value is { [scope: string]: { [key: string]: unknown } } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.entries(value).every(
+    ([scope, entries]) => !['__proto__', 'constructor', 'prototype', 'metadata', 'serviceMap'].includes(scope) && typeof entries === 'object' && entries !== null && !Array.isArray(entries),
+  );
+}

@@ -1,0 +1,382 @@
+// Sketch party: a shared drawing board on Platform.dispatch.
+//
+// - Presence: every player sets its name, color and network report with
+//   setUserInfo; onConnectedClientsChanged draws the players list.
+// - Events: strokes and cursors go to the whole shard; a wave, and the board
+//   a newcomer asks for, go to one player only (targeted emitEvent).
+// - Shard info: the shard's name and every room of the project (info()).
+// - Latency: each event's metadata.latencyMs, per player, on a server-synced clock.
+// - When: at once on its own page; embedded, once in focus in the feed
+//   (onPlaybackStateChanged) or in the editor (onSetRemixing), and it leaves
+//   the shard when it goes out of focus.
+import { InstantRemixing, Platform, isPlatformError, type ConnectedClient, type DispatchMessageMetadata, type EventPayload } from 'platform-kit/guest';
+import { mountFeedActions } from '../shared/feed-actions.js';
+
+const remix = new InstantRemixing();
+const dispatch = Platform.dispatch;
+const $ = <T extends Element>(selector: string): T => document.querySelector<T>(selector)!;
+const canvas = $<HTMLCanvasElement>('canvas');
+const context = canvas.getContext('2d')!;
+const statusLine = $<HTMLElement>('.status');
+const playersList = $<HTMLUListElement>('.players');
+const toast = $<HTMLElement>('.toast');
+const cursors = $<HTMLElement>('.cursors');
+
+const ADJECTIVES = ['Blue', 'Swift', 'Quiet', 'Brave', 'Lucky', 'Sunny', 'Witty', 'Mellow', 'Bold', 'Tiny'];
+const ANIMALS = ['Otter', 'Fox', 'Heron', 'Panda', 'Lynx', 'Koala', 'Moth', 'Yak', 'Gecko', 'Wren'];
+const COLORS = ['#e03131', '#1971c2', '#2f9e44', '#f08c00', '#9c36b5', '#0c8599', '#d6336c', '#5c940d'];
+const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
+const me = { name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`, color: pick(COLORS) };
+
+/** A stroke: color, width and points as fractions of the board (0..1), so every screen size agrees. */
+interface Stroke {
+  readonly c: string;
+  readonly w: number;
+  readonly p: number[];
+}
+/** Every stroke drawn on this board, kept to redraw on resize and to hand to newcomers. */
+const strokes: Stroke[] = [];
+const MAX_HISTORY_POINTS = 6_000;
+
+let clients: readonly ConnectedClient[] = [];
+const latencyByClient = new Map<string, number>();
+const remoteCursors = new Map<string, HTMLElement>();
+let sentThisWindow = 0;
+let eventsPerSecond = 0;
+let reportedNet = '';
+let connected = false;
+let wanted = false;
+
+// ─── values ──────────────────────────────────────────────────────────────────
+
+const text = (path: [string, string], fallback: string): string => {
+  const value = remix.get(path);
+  return typeof value === 'string' ? value : fallback;
+};
+const brushSize = (): number => Number(remix.get(['board', 'brushSize']) ?? 6);
+
+function render(): void {
+  $<HTMLElement>('h1').textContent = text(['board', 'title'], 'Sketch party');
+  $<HTMLElement>('.prompt').textContent = text(['board', 'prompt'], '');
+  document.body.style.setProperty('--paper', text(['board', 'background'], '#fffdf5'));
+  document.body.style.setProperty('--accent', text(['board', 'accent'], '#3b5bdb'));
+  redraw();
+}
+
+// ─── drawing ─────────────────────────────────────────────────────────────────
+
+function resize(): void {
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.round(canvas.clientWidth * ratio);
+  canvas.height = Math.round(canvas.clientHeight * ratio);
+  redraw();
+}
+
+function drawStroke(stroke: Stroke): void {
+  const { width, height } = canvas;
+  const ratio = window.devicePixelRatio || 1;
+  context.strokeStyle = stroke.c;
+  context.lineWidth = stroke.w * ratio;
+  context.lineCap = 'round';
+  context.lineJoin = 'round';
+  context.beginPath();
+  for (let i = 0; i + 1 < stroke.p.length; i += 2) {
+    const x = stroke.p[i]! * width;
+    const y = stroke.p[i + 1]! * height;
+    if (i === 0) context.moveTo(x, y);
+    else context.lineTo(x, y);
+  }
+  if (stroke.p.length === 2) context.lineTo(stroke.p[0]! * width + 0.1, stroke.p[1]! * height);
+  context.stroke();
+}
+
+function redraw(): void {
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  for (const stroke of strokes) drawStroke(stroke);
+  document.body.dataset['strokes'] = String(strokes.length);
+}
+
+function addStroke(stroke: Stroke): void {
+  strokes.push(stroke);
+  let points = strokes.reduce((sum, item) => sum + item.p.length / 2, 0);
+  while (points > MAX_HISTORY_POINTS && strokes.length > 1) points -= strokes.shift()!.p.length / 2;
+  drawStroke(stroke);
+  document.body.dataset['strokes'] = String(strokes.length);
+}
+
+let current: { points: number[]; sent: number } | null = null;
+let flushTimer = 0;
+
+const toBoard = (event: PointerEvent): [number, number] => {
+  const rect = canvas.getBoundingClientRect();
+  return [Math.round(((event.clientX - rect.left) / rect.width) * 10_000) / 10_000, Math.round(((event.clientY - rect.top) / rect.height) * 10_000) / 10_000];
+};
+
+/** Sends the points drawn since the last flush as one stroke segment (20 per second at most). */
+function flush(): void {
+  flushTimer = 0;
+  if (!current || current.points.length - current.sent < 2) return;
+  // Each segment starts at the previous segment's last point, so segments join up.
+  const from = Math.max(0, current.sent - 2);
+  const segment: Stroke = { c: me.color, w: brushSize(), p: current.points.slice(from) };
+  current.sent = current.points.length;
+  addStroke(segment);
+  emit('stroke', { ...segment });
+}
+
+canvas.addEventListener('pointerdown', (event) => {
+  canvas.setPointerCapture(event.pointerId);
+  current = { points: toBoard(event), sent: 0 };
+  flushTimer ||= window.setTimeout(flush, 50);
+});
+canvas.addEventListener('pointermove', (event) => {
+  const [x, y] = toBoard(event);
+  sendCursor(x, y);
+  if (!current) return;
+  current.points.push(x, y);
+  flushTimer ||= window.setTimeout(flush, 50);
+});
+const endStroke = (): void => {
+  if (flushTimer) window.clearTimeout(flushTimer);
+  flush();
+  current = null;
+};
+canvas.addEventListener('pointerup', endStroke);
+canvas.addEventListener('pointercancel', endStroke);
+
+let lastCursorAt = 0;
+function sendCursor(x: number, y: number): void {
+  const now = performance.now();
+  if (now - lastCursorAt < 80) return;
+  lastCursorAt = now;
+  emit('cursor', { x, y });
+}
+
+// ─── the shard ───────────────────────────────────────────────────────────────
+
+function emit(name: string, payload: EventPayload, to?: string): void {
+  if (!connected) return;
+  sentThisWindow++;
+  dispatch.emitEvent(name, payload, to).catch((error: unknown) => {
+    if (!isPlatformError(error) || error.code !== 'NOT_CONNECTED') console.warn(`sketch: ${name} not sent`, error);
+  });
+}
+
+function showLatency(metadata: DispatchMessageMetadata): void {
+  latencyByClient.set(metadata.clientId, metadata.latencyMs);
+  const values = [...latencyByClient.values()];
+  $<HTMLElement>('.latency').textContent = values.length ? `${(values.reduce((a, b) => a + b, 0) / values.length).toFixed(1)} ms (avg, one way)` : '–';
+}
+
+dispatch.on('stroke', (payload, metadata) => {
+  showLatency(metadata);
+  const stroke = parseStroke(payload);
+  if (stroke) addStroke(stroke);
+});
+dispatch.on('cursor', (payload, metadata) => {
+  showLatency(metadata);
+  const x = Number(payload['x']);
+  const y = Number(payload['y']);
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+  let element = remoteCursors.get(metadata.clientId);
+  const player = clients.find((client) => client.clientId === metadata.clientId);
+  if (!element) {
+    element = document.createElement('div');
+    element.className = 'cursor';
+    cursors.append(element);
+    remoteCursors.set(metadata.clientId, element);
+  }
+  element.textContent = `${String(player?.userInfo['name'] ?? 'someone')} · ${metadata.latencyMs.toFixed(0)} ms`;
+  element.style.background = String(player?.userInfo['color'] ?? '#555');
+  element.style.left = `${x * 100}%`;
+  element.style.top = `${y * 100}%`;
+});
+dispatch.on('clear', (_payload, metadata) => {
+  showLatency(metadata);
+  strokes.length = 0;
+  redraw();
+});
+dispatch.on('wave', (payload, metadata) => {
+  showLatency(metadata);
+  const from = typeof payload['name'] === 'string' ? payload['name'] : 'Someone';
+  showToast(`${from} waved at you`);
+  document.body.dataset['waves'] = String(Number(document.body.dataset['waves'] ?? 0) + 1);
+});
+// A newcomer asks one player (the longest here) for the board; only that player answers, only to it.
+dispatch.on('board-please', (_payload, metadata) => {
+  let budget = 40_000;
+  const recent: Stroke[] = [];
+  for (let i = strokes.length - 1; i >= 0; i--) {
+    const stroke = strokes[i]!;
+    budget -= stroke.p.length * 8 + 40;
+    if (budget < 0) break;
+    recent.unshift(stroke);
+  }
+  emit('board', { strokes: recent.map((stroke) => ({ ...stroke })) }, metadata.clientId);
+});
+dispatch.on('board', (payload) => {
+  const list = Array.isArray(payload['strokes']) ? payload['strokes'] : [];
+  if (strokes.length > 0) return; // drew already: keep what is here
+  for (const item of list) {
+    const stroke = parseStroke(item);
+    if (stroke) strokes.push(stroke);
+  }
+  redraw();
+});
+
+dispatch.onConnectedClientsChanged((list) => {
+  const arrived = list.length > clients.length;
+  clients = list;
+  for (const [clientId, element] of remoteCursors) {
+    if (list.some((client) => client.clientId === clientId)) continue;
+    element.remove();
+    remoteCursors.delete(clientId);
+    latencyByClient.delete(clientId);
+  }
+  renderPlayers();
+  if (arrived) void refreshShards();
+});
+
+dispatch.onError((error) => {
+  statusLine.textContent = error.message.replace(/^platform-kit: /, '');
+});
+
+function renderPlayers(): void {
+  const self = dispatch.connectionInfo?.clientId;
+  const paths = dispatch.session?.paths() ?? {};
+  playersList.replaceChildren(
+    ...clients.map((client) => {
+      const item = document.createElement('li');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.dataset['clientId'] = client.clientId;
+      const dot = document.createElement('span');
+      dot.className = 'dot';
+      dot.style.background = String(client.userInfo['color'] ?? '#999');
+      const name = document.createElement('span');
+      name.className = 'name';
+      name.textContent = `${String(client.userInfo['name'] ?? client.clientId.slice(0, 6))}${client.clientId === self ? ' (you)' : ''}`;
+      const detail = document.createElement('small');
+      const path = paths[client.clientId];
+      const latency = latencyByClient.get(client.clientId);
+      detail.textContent = client.clientId === self ? '' : `${path === 'peer' ? 'P2P' : path === 'relay' ? 'relay' : '…'}${latency === undefined ? '' : ` · ${latency.toFixed(0)} ms`}`;
+      button.append(dot, name, detail);
+      button.disabled = client.clientId === self;
+      button.addEventListener('click', () => {
+        emit('wave', { name: me.name }, client.clientId);
+        showToast(`You waved at ${String(client.userInfo['name'] ?? 'them')}`);
+      });
+      item.append(button);
+      return item;
+    }),
+  );
+  $<HTMLElement>('.count').textContent = String(clients.length);
+  document.body.dataset['players'] = String(clients.length);
+}
+
+async function refreshShards(): Promise<void> {
+  if (!connected) return;
+  try {
+    const shards = await dispatch.info();
+    $<HTMLElement>('.shards').textContent = shards.map((shard) => `${shard.shardName} (${shard.numConnectedClients})`).join(', ') || '–';
+  } catch (error) {
+    if (!isPlatformError(error) || error.code !== 'NOT_CONNECTED') console.warn('sketch: info() failed', error);
+  }
+}
+
+/** Every 2 s: the events/s this player sends and its paths, in its userInfo (the shard dashboard shows them). */
+function reportNetwork(): void {
+  eventsPerSecond = sentThisWindow / 2;
+  sentThisWindow = 0;
+  renderPlayers();
+  if (!connected) return;
+  const counts = { p2p: 0, relay: 0, connecting: 0 };
+  for (const [clientId, path] of Object.entries(dispatch.session?.paths() ?? {})) {
+    if (clientId === dispatch.connectionInfo?.clientId) continue;
+    counts[path === 'peer' ? 'p2p' : path]++;
+  }
+  const net = { ...counts, eventsPerSecond: Math.round(eventsPerSecond * 10) / 10 };
+  const next = JSON.stringify(net);
+  if (next === reportedNet) return;
+  reportedNet = next;
+  dispatch.setUserInfo({ ...me, net }).catch((error: unknown) => console.warn('sketch: setUserInfo failed', error));
+}
+
+async function join(): Promise<void> {
+  wanted = true;
+  if (connected) return;
+  statusLine.textContent = 'joining…';
+  try {
+    await dispatch.setUserInfo({ ...me });
+    const roomSize = Number(remix.get(['board', 'roomSize']) ?? 8);
+    const info = await dispatch.connect({ maxConnectionsPerShard: roomSize });
+    if (!wanted) return void dispatch.disconnect();
+    connected = true;
+    reportedNet = '';
+    statusLine.textContent = `you are ${me.name}`;
+    $<HTMLElement>('.shard-name').textContent = info.shardName;
+    document.body.dataset['shard'] = info.shardName;
+    // Ask the player who has been here longest for the board (targeted: nobody else answers).
+    const elder = [...clients].filter((client) => client.clientId !== info.clientId).sort((a, b) => a.connectedAt - b.connectedAt)[0];
+    if (elder && strokes.length === 0) emit('board-please', {}, elder.clientId);
+    void refreshShards();
+  } catch (error) {
+    statusLine.textContent = `could not join: ${(error as Error).message.replace(/^platform-kit: /, '')}`;
+  }
+}
+
+async function leave(): Promise<void> {
+  wanted = false;
+  if (!connected) return;
+  connected = false;
+  await dispatch.disconnect();
+  clients = [];
+  renderPlayers();
+  statusLine.textContent = 'paused (out of focus)';
+}
+
+function parseStroke(value: unknown): Stroke | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { c, w, p } = value as Record<string, unknown>;
+  if (typeof c !== 'string' || !/^#[0-9a-f]{3,8}$/i.test(c) || typeof w !== 'number' || !(w > 0 && w <= 48)) return null;
+  if (!Array.isArray(p) || p.length < 2 || p.length > 4_000 || !p.every((n) => typeof n === 'number' && n >= -1 && n <= 2)) return null;
+  return { c, w, p: p as number[] };
+}
+
+function showToast(message: string): void {
+  toast.textContent = message;
+  toast.hidden = false;
+  window.clearTimeout(Number(toast.dataset['timer'] ?? 0));
+  toast.dataset['timer'] = String(window.setTimeout(() => (toast.hidden = true), 2_500));
+}
+
+$<HTMLButtonElement>('.clear').addEventListener('click', () => {
+  strokes.length = 0;
+  redraw();
+  emit('clear', {});
+});
+
+// ─── remixing and the feed ───────────────────────────────────────────────────
+
+remix.onValueChanged(render);
+remix.onSetRemixing((isRemixing) => {
+  document.body.classList.toggle('remixing', isRemixing);
+  void join(); // in the editor: play along while remixing
+});
+for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
+  element.addEventListener('click', () => {
+    if (document.body.classList.contains('remixing')) void remix.onPresentControl(element.dataset['path']!.split('.'));
+  });
+}
+const feed = mountFeedActions({ onPlaybackStateChanged: (isPlaying) => void (isPlaying ? join() : leave()) });
+
+// No STUN server is needed between tabs of one machine (and none may be reachable).
+if (location.hostname === '127.0.0.1' || location.hostname === 'localhost') dispatch.configure({ iceServers: [] });
+new ResizeObserver(resize).observe(canvas);
+window.setInterval(reportNetwork, 2_000);
+window.setInterval(() => void refreshShards(), 5_000);
+render();
+void remix.ready().then(render);
+void feed.load();
+// On its own page (not embedded) there is no feed to say when: join now.
+if (window.parent === window) void join();

@@ -1,0 +1,89 @@
+/**
+ * End-to-end rig: the demo server that `npm start` runs (its factory, on a
+ * free port with a temporary data folder) and the Debian Chromium through
+ * playwright-core, with the flags of web-test-runner.config.mjs.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { startDemo, type DemoServer } from '../../demo/server.js';
+
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--use-fake-ui-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+  // The radio plays as soon as it is in focus, as after a viewer's first swipe on a phone.
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+/** A demo on a free port with its own data folder, and a browser. */
+export interface Rig {
+  readonly demo: DemoServer;
+  readonly browser: Browser;
+  readonly dataDir: string;
+  /** A new context (its own storage) with a page of `width` × `height`. */
+  page(options?: { width?: number; height?: number; touch?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
+  /** Starts the demo again on the same data folder (and port), as after a server restart. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRig(): Promise<Rig> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'platform-kit-e2e-'));
+  let demo = await startDemo({ port: 0, dataDir, logLevel: 'warn' });
+  const executablePath = process.env['CHROMIUM_PATH'] ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+  const browser = await chromium.launch({ headless: true, args: CHROMIUM_FLAGS, ...(executablePath ? { executablePath } : {}) });
+  const contexts: BrowserContext[] = [];
+  return {
+    get demo() {
+      return demo;
+    },
+    browser,
+    dataDir,
+    async page(options = {}) {
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 800, height: options.height ?? 500 },
+        hasTouch: options.touch ?? false,
+        isMobile: false,
+      });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => console.error(`[page error] ${error.message}`));
+      page.on('response', (response) => { if (response.status() >= 400) console.error(`[http ${response.status()}] ${response.url()}`); });
+      page.on('console', (message) => {
+        if (message.type() === 'error') console.error(`[console] ${message.text()}`);
+      });
+      return { context, page };
+    },
+    async restart() {
+      const port = demo.port;
+      await demo.close();
+      demo = await startDemo({ port, dataDir, logLevel: 'warn' });
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await demo.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits for the frame of the template whose URL contains `part` (a cross-origin iframe of the page). */
+export async function templateFrame(page: Page, part: string, timeoutMs = 15_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const frame = page.frames().find((candidate) => candidate.url().includes(part));
+    if (frame) return frame;
+    if (Date.now() > deadline) throw new Error(`no template frame with ${part} in ${page.frames().map((f) => f.url()).join(', ')}`);
+    await page.waitForEvent('frameattached', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+  }
+}
