@@ -9,9 +9,23 @@
  * cancel; every point) to the host, which follows swipes with them. Moves are
  * coalesced to one per animation frame: a finger on a 120 Hz screen must not
  * flood the link, and the host only needs the latest position per frame.
+ *
+ * Wheel and keys: for the same reason the wheel and the feed's navigation
+ * keys (arrows, Page Up/Down, j/k) over a template never reach the feed, so
+ * after load() they are forwarded too. Wheel events are summed and sent at
+ * most once per animation frame. A template keeps the wheel or a key for
+ * itself by calling preventDefault() in its own listener (the forwarder
+ * listens last, in the bubble phase on window); keys typed into an editable
+ * element are never forwarded.
  */
 import { PlatformError } from '../protocol/errors.js';
-import type { CreateRemixOptions as WireCreateRemixOptions, ForwardedTouchEvent, ForwardedTouchPoint } from '../protocol/link.js';
+import type {
+  CreateRemixOptions as WireCreateRemixOptions,
+  ForwardedKeyEvent,
+  ForwardedTouchEvent,
+  ForwardedTouchPoint,
+  ForwardedWheelEvent,
+} from '../protocol/link.js';
 import { getGuestLink, type GuestLink } from './link.js';
 
 /** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
@@ -23,14 +37,14 @@ export interface CreateRemixOptions {
   readonly id?: string;
 }
 
-/** A coalesced move goes after this long even when no animation frame comes. */
+/** A coalesced move (or wheel) goes after this long even when no animation frame comes. */
 const MOVE_FLUSH_FALLBACK_MS = 20;
 /** Longest project id accepted by createRemix (the host checks again). */
 const MAX_PROJECT_ID_LENGTH = 256;
 /** Longest URL accepted by navigate and present (the host checks again). */
 const MAX_URL_LENGTH = 4_096;
 
-/** The page-wide feed state that every FeedSdk shares: one link, one touch forwarder, one playback state. */
+/** The page-wide feed state that every FeedSdk shares: one link, one input forwarder, one playback state. */
 class GuestFeedState {
   readonly link: GuestLink;
   readonly instances = new Set<Set<PlaybackStateHandler>>();
@@ -39,6 +53,9 @@ class GuestFeedState {
   #pendingMove: ForwardedTouchEvent | null = null;
   #moveFrame = 0;
   #moveTimer: ReturnType<typeof setTimeout> | undefined;
+  #pendingWheel: { deltaX: number; deltaY: number; deltaMode: ForwardedWheelEvent['deltaMode']; timeStamp: number } | null = null;
+  #wheelFrame = 0;
+  #wheelTimer: ReturnType<typeof setTimeout> | undefined;
   #failureLogged = false;
 
   constructor(link: GuestLink) {
@@ -50,7 +67,7 @@ class GuestFeedState {
     });
   }
 
-  /** Starts forwarding touches (once per page). */
+  /** Starts forwarding touches, the wheel and navigation keys (once per page). */
   startForwarding(): void {
     if (this.#forwarding || typeof window === 'undefined') return;
     this.#forwarding = true;
@@ -63,7 +80,49 @@ class GuestFeedState {
     window.addEventListener('touchmove', this.#onTouch, options);
     window.addEventListener('touchend', this.#onTouch, options);
     window.addEventListener('touchcancel', this.#onTouch, options);
+    // Bubble phase: the template's own listeners run first, and one that called preventDefault() keeps the event.
+    window.addEventListener('wheel', this.#onWheel, { passive: true });
+    window.addEventListener('keydown', this.#onKeyDown);
   }
+
+  readonly #onWheel = (event: WheelEvent): void => {
+    if (this.link.state !== 'linked' || event.defaultPrevented) return;
+    // Ctrl + wheel is a zoom (a trackpad pinch reads as one): not a scroll.
+    if (event.ctrlKey || event.deltaY === 0) return;
+    const deltaMode = event.deltaMode;
+    if (deltaMode !== 0 && deltaMode !== 1 && deltaMode !== 2) return;
+    const pending = this.#pendingWheel;
+    // Deltas of one unit add up; a change of unit sends what was waiting first.
+    if (pending && pending.deltaMode !== deltaMode) this.#flushWheel();
+    if (this.#pendingWheel) {
+      this.#pendingWheel.deltaX += event.deltaX;
+      this.#pendingWheel.deltaY += event.deltaY;
+      this.#pendingWheel.timeStamp = event.timeStamp;
+    } else {
+      this.#pendingWheel = { deltaX: event.deltaX, deltaY: event.deltaY, deltaMode, timeStamp: event.timeStamp };
+    }
+    if (this.#wheelFrame === 0) {
+      this.#wheelFrame = requestAnimationFrame(this.#flushWheel);
+      // As for touch moves: a throttled frame must not hold the wheel back.
+      this.#wheelTimer = setTimeout(this.#flushWheel, MOVE_FLUSH_FALLBACK_MS);
+    }
+  };
+
+  readonly #flushWheel = (): void => {
+    if (this.#wheelFrame !== 0) cancelAnimationFrame(this.#wheelFrame);
+    clearTimeout(this.#wheelTimer);
+    this.#wheelFrame = 0;
+    const wheel = this.#pendingWheel;
+    this.#pendingWheel = null;
+    if (wheel) this.#forward('wheel', { ...wheel } satisfies ForwardedWheelEvent);
+  };
+
+  readonly #onKeyDown = (event: KeyboardEvent): void => {
+    if (this.link.state !== 'linked' || event.defaultPrevented || event.isComposing) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!isForwardedKey(event.key) || isEditable(event)) return;
+    this.#forward('key', { key: event.key } satisfies ForwardedKeyEvent);
+  };
 
   readonly #onTouch = (event: TouchEvent): void => {
     if (this.link.state !== 'linked') return;
@@ -100,11 +159,16 @@ class GuestFeedState {
   };
 
   #send(event: ForwardedTouchEvent): void {
-    this.link.call('touch', event).catch((error: unknown) => {
-      // A lost touch only makes one swipe less smooth; the template is not told, but the first failure is logged.
+    this.#forward('touch', event);
+  }
+
+  #forward(...call: ['touch', ForwardedTouchEvent] | ['wheel', ForwardedWheelEvent] | ['key', ForwardedKeyEvent]): void {
+    const [name, event] = call;
+    (this.link.call as (name: string, event: unknown) => Promise<void>)(name, event).catch((error: unknown) => {
+      // A lost event only makes one gesture less smooth; the template is not told, but the first failure is logged.
       if (this.#failureLogged) return;
       this.#failureLogged = true;
-      console.debug('platform-kit: a touch was not delivered to the feed', error);
+      console.debug(`platform-kit: a forwarded ${name} event was not delivered to the feed`, error);
     });
   }
 }
@@ -117,25 +181,34 @@ const TOUCH_TYPES: { readonly [eventType: string]: ForwardedTouchEvent['type'] }
 };
 
 /**
- * A forwarded point with its screen position too. Why: the feed moves this
- * iframe while it follows the finger, and the browser computes `clientY`
+ * The forwarded points, with their screen position too. Why: the feed moves
+ * this iframe while it follows the finger, and the browser computes `clientY`
  * against where it last drew the iframe, a frame or more behind, so client
  * coordinates alone make the feed under-follow. Screen coordinates do not
- * depend on where the iframe is. They travel as extra fields of
- * ForwardedTouchPoint (plain data; a host that does not know them ignores them).
+ * depend on where the iframe is.
  */
-interface ScreenTouchPoint extends ForwardedTouchPoint {
-  readonly screenX: number;
-  readonly screenY: number;
-}
-
-function points(list: TouchList): ScreenTouchPoint[] {
-  const result: ScreenTouchPoint[] = [];
+function points(list: TouchList): ForwardedTouchPoint[] {
+  const result: ForwardedTouchPoint[] = [];
   for (let i = 0; i < list.length; i++) {
     const touch = list[i];
     if (touch) result.push({ identifier: touch.identifier, clientX: touch.clientX, clientY: touch.clientY, screenX: touch.screenX, screenY: touch.screenY });
   }
   return result;
+}
+
+const FORWARDED_KEYS: ReadonlySet<string> = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'j', 'k'] satisfies ForwardedKeyEvent['key'][]);
+
+function isForwardedKey(key: string): key is ForwardedKeyEvent['key'] {
+  return FORWARDED_KEYS.has(key);
+}
+
+/** True when the key goes to something that takes text or arrows itself: an input, a textarea, a select, an editable element. */
+function isEditable(event: KeyboardEvent): boolean {
+  // The innermost target, also inside a shadow root.
+  const target = event.composedPath()[0] ?? event.target;
+  if (!(target instanceof Element)) return false;
+  if (target instanceof HTMLElement && target.isContentEditable) return true;
+  return target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="slider"], [role="spinbutton"], [role="listbox"], [role="combobox"]') !== null;
 }
 
 let sharedState: GuestFeedState | null = null;
@@ -163,7 +236,9 @@ export class FeedSdk {
   /**
    * Tells the feed the template has loaded: the feed stops showing its
    * loading state, starts delivering playback changes and this page starts
-   * forwarding its touches so a swipe over it scrolls the feed. Call it once
+   * forwarding its touches, wheel and navigation keys (arrows, Page Up/Down,
+   * j/k; not those typed into an editable element or whose default a
+   * listener of the template prevented) so they move the feed. Call it once
    * the template can be shown; the feed skips a template that never does.
    */
   load(): Promise<void> {

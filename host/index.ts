@@ -7,6 +7,9 @@ export { TemplateFrame, type HostHandlers, type RefusedEvent, type TemplateFrame
 export {
   RemixSession,
   parseBuiltCustomization,
+  REMIX_CALLS,
+  type AttachOptions,
+  type RemixCall,
   type PresentControlEvent,
   type RemixSessionEvents,
   type RemixSessionOptions,

@@ -23,6 +23,7 @@ import {
   isEditorAttributes,
   type ControlPosition,
   type EditorAttributes,
+  type HostApi,
   type ValueOverrides,
 } from '../protocol/link.js';
 import { Emitter } from './emitter.js';
@@ -79,6 +80,22 @@ export interface SetValueOptions {
   readonly source?: ValueSource;
   /** Frame that must not get the echo (the guest that set it with skipUpdate). */
   readonly skipFrame?: TemplateFrame;
+}
+
+/** The guest calls a {@link RemixSession} answers once attached to a frame. */
+export const REMIX_CALLS = ['setValue', 'presentControl', 'finish', 'reportPointer'] as const satisfies readonly (keyof HostApi)[];
+
+/** One of {@link REMIX_CALLS}. */
+export type RemixCall = (typeof REMIX_CALLS)[number];
+
+/** Options of {@link RemixSession.attach}. */
+export interface AttachOptions {
+  /**
+   * Wraps each handler the session adds to the frame. A host with a door of
+   * its own (the feed's rate limits and refusal reports) passes it here, so
+   * the session's calls go through it like the host's own.
+   */
+  readonly wrapHandler?: (name: RemixCall, handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown;
 }
 
 /** The values and state of one remix. */
@@ -218,10 +235,16 @@ export class RemixSession {
     this.#events.emit('finish', undefined);
   }
 
-  /** Links the session to a frame: answers its calls and keeps it in sync. Returns the function that detaches it. */
-  attach(frame: TemplateFrame): () => void {
+  /**
+   * Links the session to a frame: answers its remix calls (setValue,
+   * presentControl, finish, reportPointer) and keeps it in sync. The
+   * handlers are added as a layer over the frame's own (see
+   * TemplateFrame.addHandlers): the frame's other handlers keep working.
+   * Returns the function that detaches it.
+   */
+  attach(frame: TemplateFrame, options: AttachOptions = {}): () => void {
     this.#frames.add(frame);
-    frame.setHandlers({
+    const handlers: { [Name in RemixCall]: (...args: unknown[]) => unknown } = {
       setValue: (path, value, skipUpdate) => this.#setFromGuest(frame, path, value, skipUpdate),
       presentControl: (path, attributes) => {
         const position = typeof attributes === 'object' && attributes !== null ? (attributes as { position?: unknown }).position : undefined;
@@ -235,7 +258,10 @@ export class RemixSession {
         // The editor closes an open control when the user clicks elsewhere, also inside the template.
         this.#events.emit('pointer', this.#lastPointer);
       },
-    });
+    };
+    const wrap = options.wrapHandler;
+    if (wrap) for (const name of REMIX_CALLS) handlers[name] = wrap(name, handlers[name]);
+    const removeHandlers = frame.addHandlers(handlers);
     const sendState = (): void => {
       // Sent at once, before the guest's ready(): get() must see the remix's values even before listeners exist.
       frame.request('sync', { values: this.#overrides }).catch((error: unknown) => this.#report(error));
@@ -247,7 +273,7 @@ export class RemixSession {
     if (frame.state === 'linked' || frame.state === 'ready') sendState();
     return () => {
       removeLinkListener();
-      frame.setHandlers({});
+      removeHandlers();
       this.#frames.delete(frame);
     };
   }

@@ -13,6 +13,12 @@
  *     flight fail with `LINK_RESET`), link the new one and let the owner
  *     re-send its state (the 'link' event).
  *   - Notifications wait in order until the guest calls ready().
+ *
+ * Handlers compose: the `handlers` option (or setHandlers) is the base, and
+ * each addHandlers() puts a layer over it that answers its own methods and
+ * leaves the others to the layers below. So a RemixSession attached to a
+ * frame adds the remix methods without removing the owner's (a feed's load
+ * and touches, an identity handler).
  */
 import { PlatformError } from '../protocol/errors.js';
 import {
@@ -116,7 +122,9 @@ export class TemplateFrame {
   readonly #openGates = new Set<Gate>();
   #refused = 0;
   #link: LinkState | null = null;
-  #handlers: HostHandlers;
+  #baseHandlers: HostHandlers;
+  /** Layers of addHandlers(), oldest first: the newest that has a method answers it. */
+  readonly #layers: HostHandlers[] = [];
   readonly #queues: { readonly [G in Gate]: QueuedNotification[] } = { ready: [], load: [] };
   #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
   #handshakeFailed: PlatformError | null = null;
@@ -135,7 +143,7 @@ export class TemplateFrame {
     if (options.allowedOrigins?.includes('*')) throw new PlatformError('INVALID_ARGUMENT', "allowedOrigins cannot hold '*'");
     this.origin = src.origin;
     this.#acceptedOrigins = new Set([src.origin, ...(options.allowedOrigins ?? [])]);
-    this.#handlers = options.handlers ?? {};
+    this.#baseHandlers = options.handlers ?? {};
     this.#callTimeoutMs = options.callTimeoutMs ?? 5_000;
     this.#maxQueued = options.maxQueuedNotifications ?? 1_000;
     this.#createdIframe = options.iframe === undefined;
@@ -182,9 +190,29 @@ export class TemplateFrame {
     return this.#events.on(name, listener);
   }
 
-  /** Replaces the handlers of guest → host calls. */
+  /**
+   * Replaces the base handlers of guest → host calls (those of the
+   * `handlers` option). Layers added with {@link addHandlers} stay over them
+   * until their owners remove them.
+   */
   setHandlers(handlers: HostHandlers): void {
-    this.#handlers = handlers;
+    this.#baseHandlers = handlers;
+  }
+
+  /**
+   * Adds a layer of handlers over the others: it answers the methods it has
+   * (for `ready` and `load`: is called too) and leaves every other method to
+   * the layers below. Returns the function that removes exactly this layer
+   * (idempotent), so two owners can share one frame.
+   */
+  addHandlers(handlers: HostHandlers): () => void {
+    // A copy: the layer is what was given now, and the same object added twice is two layers.
+    const layer: HostHandlers = { ...handlers };
+    this.#layers.push(layer);
+    return () => {
+      const index = this.#layers.indexOf(layer);
+      if (index !== -1) this.#layers.splice(index, 1);
+    };
   }
 
   /** Resolves once a guest is linked; rejects with `HANDSHAKE_TIMEOUT` or `LINK_CLOSED`. */
@@ -273,8 +301,17 @@ export class TemplateFrame {
     this.#events.emit('link', { relinked });
   }
 
+  /** The handler of `name`: the newest layer's that has one, else the base's. */
+  #handlerOf<Name extends keyof HostHandlers>(name: Name): HostHandlers[Name] {
+    for (let i = this.#layers.length - 1; i >= 0; i--) {
+      const handler = this.#layers[i]?.[name];
+      if (handler) return handler;
+    }
+    return this.#baseHandlers[name];
+  }
+
   #dispatch(name: Exclude<keyof HostApi, Gate>, args: unknown[]): unknown {
-    const handler = this.#handlers[name];
+    const handler = this.#handlerOf(name);
     if (!handler) throw new PlatformError('UNSUPPORTED', `this host does not handle "${name}"`);
     return handler(...args);
   }
@@ -289,7 +326,18 @@ export class TemplateFrame {
       for (const queued of this.#queues[gate].splice(0)) this.#send(link, queued.name, queued.args).then(queued.resolve, queued.reject);
       this.#events.emit(gate, undefined);
     }
-    this.#handlers[gate]?.();
+    // Every layer hears the gate: each owner may have its own reason to know
+    // the guest is ready or loaded. One that throws does not stop the others;
+    // the guest's call fails with the first error.
+    let failure: { error: unknown } | null = null;
+    for (const layer of [this.#baseHandlers, ...this.#layers]) {
+      try {
+        layer[gate]?.();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) throw failure.error;
   }
 
   #unlink(reason: PlatformError): void {

@@ -11,6 +11,7 @@
 export const ERROR_CODES = [
   // link (host ↔ guest)
   'HANDSHAKE_TIMEOUT',
+  'LOAD_TIMEOUT',
   'CALL_TIMEOUT',
   'LINK_RESET',
   'LINK_CLOSED',

@@ -121,6 +121,10 @@ export interface HostApi {
   createRemix(options: CreateRemixOptions): void;
   /** A touch event inside the template, forwarded after load() so the feed can follow swipes. */
   touch(event: ForwardedTouchEvent): void;
+  /** A wheel event inside the template, forwarded after load(). */
+  wheel(event: ForwardedWheelEvent): void;
+  /** A feed navigation key pressed inside the template, forwarded after load(). */
+  key(event: ForwardedKeyEvent): void;
   /** Platform.identity.getToken(): a short-lived user token for the viewer, issued through the host. */
   getIdentityToken(): IdentityTokenResult;
 }
@@ -145,6 +149,27 @@ export interface ForwardedTouchPoint {
   readonly identifier: number;
   readonly clientX: number;
   readonly clientY: number;
+  /**
+   * Screen coordinates. Preferred by the feed when present: Chromium measures
+   * a frame's client coordinates against where it last drew the iframe,
+   * which lags while the feed is moving it; screen coordinates do not.
+   */
+  readonly screenX?: number;
+  readonly screenY?: number;
+}
+
+/** A wheel event inside the template, forwarded after load() so the wheel moves the feed over a template too. */
+export interface ForwardedWheelEvent {
+  readonly deltaX: number;
+  readonly deltaY: number;
+  /** WheelEvent.deltaMode: 0 pixels, 1 lines, 2 pages. */
+  readonly deltaMode: 0 | 1 | 2;
+  readonly timeStamp: number;
+}
+
+/** A navigation key pressed inside the template (not in an editable field), forwarded after load(). */
+export interface ForwardedKeyEvent {
+  readonly key: 'ArrowUp' | 'ArrowDown' | 'PageUp' | 'PageDown' | 'j' | 'k';
 }
 
 /** A touch event the guest forwards to the feed. */
@@ -188,6 +213,8 @@ export const HOST_METHODS = [
   'share',
   'createRemix',
   'touch',
+  'wheel',
+  'key',
   'getIdentityToken',
 ] as const satisfies readonly (keyof HostApi)[];
 

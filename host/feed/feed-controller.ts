@@ -23,7 +23,14 @@
  *     template forwards them after load() and the feed follows them (a
  *     native scroller would move twice when the browser also chains the
  *     template's scroll). The page's own touches (over a loading state),
- *     the wheel and the keyboard (arrows, j/k, Page Up/Down) move it too.
+ *     the wheel and the keyboard (arrows, j/k, Page Up/Down) move it too;
+ *     over a template, the template forwards its wheel and those keys after
+ *     load() and they move the feed the same way.
+ *   - Values: an item with `values` (a published remix) gets a RemixSession
+ *     in preview (`remixing: false`) attached to its frame, so the template
+ *     reads them through InstantRemixing as in an editor's preview. The
+ *     session's handlers sit over the feed's (TemplateFrame.addHandlers) and
+ *     go through the same door (rate limits, refusal reports).
  *   - Guests are untrusted: every argument is checked at the door, calls are
  *     rate limited per frame (token buckets; `RATE_LIMITED`), present, share
  *     and createRemix need the caller to be in focus (`FORBIDDEN`), and
@@ -39,8 +46,9 @@
  * that is not a template stays visible under the offer.
  */
 import { PlatformError, isPlatformError } from '../../protocol/errors.js';
-import type { ForwardedTouchPoint } from '../../protocol/link.js';
+import type { ForwardedKeyEvent, ForwardedTouchPoint, ForwardedWheelEvent, ValueOverrides } from '../../protocol/link.js';
 import { Emitter } from '../emitter.js';
+import { RemixSession, type RemixCall } from '../remix-session.js';
 import { TemplateFrame, type HostHandlers } from '../template-frame.js';
 import { FEED_STYLES } from './feed-styles.js';
 import { checkFeedItem, checkFeedUrl, feedItemSrc, type FeedItem } from './feed-items.js';
@@ -92,6 +100,15 @@ export interface FeedControllerOptions {
   readonly sheetAnimationMs?: number;
   /** More origins each template's hello is accepted from (see TemplateFrameOptions). */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * The permissions policy of the items' iframes (their `allow` attribute),
+   * e.g. `camera; microphone; autoplay` for templates that open peer
+   * connections or use media. Default TemplateFrame's (`autoplay;
+   * fullscreen; clipboard-write`). Given only to pages of an item's own
+   * origin: a page a template navigates to or presents on another origin
+   * can be any site, so it gets the default.
+   */
+  readonly allow?: string;
   /** Timeout of each host → guest call. Default 5000. */
   readonly callTimeoutMs?: number;
   /**
@@ -100,7 +117,7 @@ export interface FeedControllerOptions {
    * user cancelling), the share sheet opens instead.
    */
   readonly share?: ((data: FeedShareData) => Promise<void>) | null;
-  /** Forwarded touches (and pointer reports) a template may send. Default 240 at once, 240 per second. */
+  /** Forwarded input (touches, wheel, keys) and pointer reports a template may send. Default 240 at once, 240 per second. */
   readonly touchRateLimit?: RateLimit;
   /** Other calls (load, navigate, present, share, createRemix, requestCancelTouch). Default 20 at once, 5 per second. */
   readonly callRateLimit?: RateLimit;
@@ -217,6 +234,7 @@ export class FeedController {
   readonly #sheetMs: number;
   readonly #callTimeoutMs: number;
   readonly #allowedOrigins: readonly string[];
+  readonly #allow: string | undefined;
   readonly #touchRate: RateLimit;
   readonly #callRate: RateLimit;
   readonly #share: ((data: FeedShareData) => Promise<void>) | null;
@@ -251,6 +269,7 @@ export class FeedController {
     this.#sheetMs = options.sheetAnimationMs ?? (reducedMotion ? 0 : 280);
     this.#callTimeoutMs = options.callTimeoutMs ?? 5_000;
     this.#allowedOrigins = options.allowedOrigins ?? [];
+    this.#allow = options.allow;
     this.#touchRate = options.touchRateLimit ?? DEFAULT_TOUCH_RATE;
     this.#callRate = options.callRateLimit ?? DEFAULT_CALL_RATE;
     this.#loadAhead = options.loadAhead ?? 3;
@@ -632,18 +651,20 @@ export class FeedController {
     element.dataset['index'] = String(index);
     element.append(createLoading());
     this.#track.append(element);
-    const live = this.#makeLive(index, element, entry.src, entry.item.title);
-    return live;
+    // The item's values belong to its own template, not to a page it navigated to.
+    const values = entry.src === feedItemSrc(entry.item) ? entry.item.values : undefined;
+    return this.#makeLive(index, element, entry.src, entry.item.title, false, values);
   }
 
   /** Makes a live template in `element` loading `src`, with its timers and handlers. */
-  #makeLive(index: number, element: HTMLElement, src: string, title: string | undefined, checkFramable = false): Live {
+  #makeLive(index: number, element: HTMLElement, src: string, title: string | undefined, checkFramable = false, values?: ValueOverrides): Live {
     const live = new Live(index, element, this.#touchRate, this.#callRate);
-    this.#attachFrame(live, src, title, checkFramable);
+    this.#attachFrame(live, src, title, checkFramable, values);
     return live;
   }
 
-  #attachFrame(live: Live, src: string, title: string | undefined, checkFramable: boolean): void {
+  #attachFrame(live: Live, src: string, title: string | undefined, checkFramable: boolean, values?: ValueOverrides): void {
+    const allow = this.#allowFor(live, src);
     const frame = new TemplateFrame({
       src,
       allowedOrigins: this.#allowedOrigins,
@@ -652,6 +673,7 @@ export class FeedController {
       handshakeTimeoutMs: this.#loadTimeoutMs + 1_000,
       handlers: this.#handlersFor(live),
       title: title ?? 'Template',
+      ...(allow === undefined ? {} : { allow }),
     });
     frame.iframe.className = 'pk-feed-frame';
     live.frame = frame;
@@ -673,9 +695,40 @@ export class FeedController {
         if (relinked) this.#onReloaded(live);
       }),
     ];
+    if (values) live.unsubscribe.push(...this.#attachValues(live, frame, values));
     live.element.append(frame.iframe);
     live.loadTimer = setTimeout(() => this.#onLoadTimeout(live), this.#loadTimeoutMs);
     if (checkFramable) live.checkTimer = setTimeout(() => this.#onUnframeable(live), this.#frameCheckTimeoutMs);
+  }
+
+  /**
+   * Gives the item's template its values as a remix preview does: a
+   * RemixSession (not remixing) attached to the frame re-sends them at every
+   * (re)link, before the guest's ready(). Its handlers (setValue,
+   * presentControl, finish, reportPointer) go through the feed's door.
+   * Returns what releases it.
+   */
+  #attachValues(live: Live, frame: TemplateFrame, values: ValueOverrides): (() => void)[] {
+    const session = new RemixSession({ values, remixing: false });
+    const detach = session.attach(frame, {
+      wrapHandler: (name: RemixCall, handler) => this.#guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler),
+    });
+    // A template without InstantRemixing cannot describe itself: nothing for the feed's user to see.
+    const stopErrors = session.on('error', (error) => this.#reportQuietly(error));
+    return [detach, stopErrors];
+  }
+
+  /**
+   * The `allow` attribute of a frame: the feed's for a page of the item's own
+   * origin (the sheet: the focused item's), else undefined (TemplateFrame's
+   * default). Why: permissions such as camera are granted under the feed's
+   * name, so they must not follow a template to an arbitrary URL.
+   */
+  #allowFor(live: Live, src: string): string | undefined {
+    if (this.#allow === undefined) return undefined;
+    const entry = this.#entries[live.index === -1 ? this.#index : live.index];
+    if (!entry) return undefined;
+    return new URL(src).origin === new URL(entry.item.url).origin ? this.#allow : undefined;
   }
 
   #onLoaded(live: Live): void {
@@ -709,7 +762,7 @@ export class FeedController {
     }
     const entry = this.#entries[live.index];
     if (!entry) return;
-    const error = new PlatformError('HANDSHAKE_TIMEOUT', `the template ${live.src} did not call load() within ${this.#loadTimeoutMs} ms; it was skipped`);
+    const error = new PlatformError('LOAD_TIMEOUT', `the template ${live.src} did not call load() within ${this.#loadTimeoutMs} ms; it was skipped`);
     entry.skipped = true;
     this.#retire(live.index);
     this.#events.emit('skip', { index: live.index, item: entry.item, reason: 'load-timeout', error });
@@ -825,20 +878,26 @@ export class FeedController {
 
   // ---------------------------------------------------------------- guest calls
 
-  #handlersFor(live: Live): HostHandlers {
-    const guarded =
-      (bucket: 'touch' | 'call', run: (...args: unknown[]) => unknown) =>
-      (...args: unknown[]): unknown => {
-        try {
-          if (!(bucket === 'touch' ? live.touchBucket : live.callBucket).take()) {
-            throw new PlatformError('RATE_LIMITED', `too many ${bucket === 'touch' ? 'touch events' : 'calls'} from this template; slow down`);
-          }
-          return run(...args);
-        } catch (error) {
-          if (isPlatformError(error)) this.#reportRefusal(live, error);
-          throw error;
+  /**
+   * The door of a guest call: takes a token of `bucket` (`RATE_LIMITED`
+   * without one), runs the handler and reports a refusal as an 'error' event.
+   */
+  #guarded(live: Live, bucket: 'touch' | 'call', run: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+    return (...args: unknown[]): unknown => {
+      try {
+        if (!(bucket === 'touch' ? live.touchBucket : live.callBucket).take()) {
+          throw new PlatformError('RATE_LIMITED', `too many ${bucket === 'touch' ? 'input events' : 'calls'} from this template; slow down`);
         }
-      };
+        return run(...args);
+      } catch (error) {
+        if (isPlatformError(error)) this.#reportRefusal(live, error);
+        throw error;
+      }
+    };
+  }
+
+  #handlersFor(live: Live): HostHandlers {
+    const guarded = (bucket: 'touch' | 'call', run: (...args: unknown[]) => unknown): ((...args: unknown[]) => unknown) => this.#guarded(live, bucket, run);
     const refuseOther = (name: string) => (): never => {
       throw new PlatformError('UNSUPPORTED', `the feed does not handle ${name}()`);
     };
@@ -850,7 +909,10 @@ export class FeedController {
       share: guarded('call', () => this.#onShare(live)),
       createRemix: guarded('call', (options) => this.#onCreateRemix(live, options)),
       touch: guarded('touch', (event) => this.#onGuestTouch(live, event)),
+      wheel: guarded('touch', (event) => this.#onGuestWheel(live, event)),
+      key: guarded('touch', (event) => this.#onGuestKey(live, event)),
       // InstantRemixing in a feed template reports clicks: harmless, and the feed opens no controls.
+      // (An item with values has a RemixSession whose handlers sit over these four.)
       reportPointer: guarded('touch', () => undefined),
       setValue: refuseOther('setValue'),
       presentControl: refuseOther('presentControl'),
@@ -981,7 +1043,7 @@ export class FeedController {
     const frameRect = live.frame.iframe.getBoundingClientRect();
     const viewportRect = this.#viewport.getBoundingClientRect();
     const scale = live.frame.iframe.offsetHeight > 0 ? frameRect.height / live.frame.iframe.offsetHeight : 1;
-    const fromClient = (point: TouchPointIn): { x: number; y: number } => ({
+    const fromClient = (point: ForwardedTouchPoint): { x: number; y: number } => ({
       x: frameRect.left - viewportRect.left + point.clientX * scale,
       y: frameRect.top - viewportRect.top + point.clientY * scale,
     });
@@ -998,7 +1060,7 @@ export class FeedController {
         live.screenOffsets.set(point.identifier, { x: mapped.x - point.screenX, y: mapped.y - point.screenY });
       }
     }
-    const map = (points: readonly TouchPointIn[]): SwipePoint[] =>
+    const map = (points: readonly ForwardedTouchPoint[]): SwipePoint[] =>
       points.map((point) => {
         const offset = live.screenOffsets.get(point.identifier);
         const mapped =
@@ -1062,6 +1124,11 @@ export class FeedController {
   readonly #onWheel = (event: WheelEvent): void => {
     if (this.#sheet || this.#shareSheet) return;
     event.preventDefault();
+    this.#wheel(event.deltaY, event.deltaMode);
+  };
+
+  /** A wheel event over a template or the feed: one step per stream once it travelled {@link WHEEL_THRESHOLD_PX}. */
+  #wheel(deltaY: number, deltaMode: number): void {
     const now = performance.now();
     if (now - this.#wheelLastMs > WHEEL_STREAM_GAP_MS) {
       // A new stream: a trackpad's inertia after a step is one stream and must not move the feed again.
@@ -1070,12 +1137,42 @@ export class FeedController {
     }
     this.#wheelLastMs = now;
     if (this.#wheelStepped) return;
-    const unit = event.deltaMode === WheelEvent.DOM_DELTA_LINE ? 16 : event.deltaMode === WheelEvent.DOM_DELTA_PAGE ? this.#viewport.clientHeight : 1;
-    this.#wheelAccumulated += event.deltaY * unit;
+    const unit = deltaMode === WheelEvent.DOM_DELTA_LINE ? 16 : deltaMode === WheelEvent.DOM_DELTA_PAGE ? this.#viewport.clientHeight : 1;
+    this.#wheelAccumulated += deltaY * unit;
     if (Math.abs(this.#wheelAccumulated) < WHEEL_THRESHOLD_PX) return;
     this.#wheelStepped = true;
     this.#step(this.#wheelAccumulated > 0 ? 1 : -1);
-  };
+  }
+
+  /**
+   * A wheel event a template forwarded: it moves the feed like one over the
+   * feed itself. Any live item's counts (not only the focused one's): a
+   * trackpad's inertia goes on over the template the feed is leaving while
+   * the snap runs, and must stay part of the same stream.
+   */
+  #onGuestWheel(live: Live, raw: unknown): void {
+    if (!live.frame.loaded) throw new PlatformError('INVALID_ARGUMENT', 'wheel events are forwarded only after load()');
+    const event = parseForwardedWheel(raw);
+    if (live.index === -1 || !this.#isLive(live) || this.#sheet || this.#shareSheet || this.#index < 0) return;
+    this.#wheel(event.deltaY, event.deltaMode);
+  }
+
+  /**
+   * A navigation key a template forwarded: it moves the feed like the key on
+   * the feed itself. The feed then takes the keyboard focus, so the next key
+   * moves it again instead of going to the template that left; a second key
+   * already on its way from that template still counts (any live item's, as
+   * for the wheel).
+   */
+  #onGuestKey(live: Live, raw: unknown): void {
+    if (!live.frame.loaded) throw new PlatformError('INVALID_ARGUMENT', 'keys are forwarded only after load()');
+    const event = parseForwardedKey(raw);
+    if (live.index === -1 || !this.#isLive(live) || this.#sheet || this.#shareSheet || this.#index < 0) return;
+    const direction = KEYS[event.key];
+    if (direction === undefined) return;
+    this.#step(direction);
+    this.#viewport.focus({ preventScroll: true });
+  }
 
   readonly #onKeyDown = (event: KeyboardEvent): void => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -1149,6 +1246,9 @@ const KEYS: { readonly [key: string]: 1 | -1 } = {
   k: -1,
 };
 
+/** The keys a template may forward: exactly the feed's navigation keys. */
+const FORWARDED_KEYS: ReadonlySet<string> = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'j', 'k'] satisfies ForwardedKeyEvent['key'][]);
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) throw new PlatformError('INVALID_ARGUMENT', `${name} must be a positive number`);
@@ -1156,16 +1256,10 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 }
 
 /** Guard for a forwarded touch event: the type, at most {@link MAX_TOUCH_POINTS} points of finite numbers. */
-/** A forwarded point, with the screen position our guest adds (see guest/feed-sdk.ts). */
-interface TouchPointIn extends ForwardedTouchPoint {
-  readonly screenX?: number;
-  readonly screenY?: number;
-}
-
 function parseForwardedTouch(value: unknown): {
   type: SwipeInput['type'];
-  touches: TouchPointIn[];
-  changedTouches: TouchPointIn[];
+  touches: ForwardedTouchPoint[];
+  changedTouches: ForwardedTouchPoint[];
   timeStamp: number | undefined;
 } {
   if (typeof value !== 'object' || value === null) throw new PlatformError('INVALID_ARGUMENT', 'touch() needs an event object');
@@ -1174,16 +1268,37 @@ function parseForwardedTouch(value: unknown): {
   return { type, touches: parsePoints(touches), changedTouches: parsePoints(changedTouches), timeStamp: isFiniteNumber(timeStamp) ? timeStamp : undefined };
 }
 
-function parsePoints(value: unknown): TouchPointIn[] {
+function parsePoints(value: unknown): ForwardedTouchPoint[] {
   if (!Array.isArray(value) || value.length > MAX_TOUCH_POINTS) throw new PlatformError('INVALID_ARGUMENT', `touch points must be a list of at most ${MAX_TOUCH_POINTS}`);
   return value.map((point: unknown) => {
     const { identifier, clientX, clientY, screenX, screenY } = (typeof point === 'object' && point !== null ? point : {}) as Record<string, unknown>;
     if (!Number.isSafeInteger(identifier) || !isFiniteNumber(clientX) || !isFiniteNumber(clientY)) {
       throw new PlatformError('INVALID_ARGUMENT', 'a touch point needs an integer identifier and finite clientX, clientY');
     }
-    const parsed = { identifier: identifier as number, clientX, clientY };
+    const parsed: ForwardedTouchPoint = { identifier: identifier as number, clientX, clientY };
+    // Screen coordinates are optional, but only as a pair.
     return isFiniteNumber(screenX) && isFiniteNumber(screenY) ? { ...parsed, screenX, screenY } : parsed;
   });
+}
+
+/** Guard for a forwarded wheel event: finite deltas, a deltaMode of 0, 1 or 2, a finite timeStamp. */
+function parseForwardedWheel(value: unknown): ForwardedWheelEvent {
+  if (typeof value !== 'object' || value === null) throw new PlatformError('INVALID_ARGUMENT', 'wheel() needs an event object');
+  const { deltaX, deltaY, deltaMode, timeStamp } = value as Record<string, unknown>;
+  if (!isFiniteNumber(deltaX) || !isFiniteNumber(deltaY) || !isFiniteNumber(timeStamp)) {
+    throw new PlatformError('INVALID_ARGUMENT', 'wheel() needs finite deltaX, deltaY and timeStamp');
+  }
+  if (deltaMode !== 0 && deltaMode !== 1 && deltaMode !== 2) throw new PlatformError('INVALID_ARGUMENT', 'wheel() deltaMode must be 0, 1 or 2');
+  return { deltaX, deltaY, deltaMode, timeStamp };
+}
+
+/** Guard for a forwarded key: one of the feed's navigation keys. */
+function parseForwardedKey(value: unknown): ForwardedKeyEvent {
+  const key = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['key'] : undefined;
+  if (typeof key !== 'string' || !FORWARDED_KEYS.has(key)) {
+    throw new PlatformError('INVALID_ARGUMENT', 'key() needs {key} of ArrowUp, ArrowDown, PageUp, PageDown, j or k');
+  }
+  return { key: key as ForwardedKeyEvent['key'] };
 }
 
 function isFiniteNumber(value: unknown): value is number {

@@ -3,7 +3,9 @@
  * each template, and the feedDebug feed (one template ten times).
  */
 import { isFeedDebug, withViewingContext, type ViewingContext } from '../../guest/context.js';
-import { PlatformError } from '../../protocol/errors.js';
+import { assertPlainData, assertVccPath, DEFAULT_MAX_VALUE_BYTES } from '../../protocol/data.js';
+import { isPlatformError, PlatformError } from '../../protocol/errors.js';
+import type { ValueOverrides } from '../../protocol/link.js';
 
 /** One template of a feed. */
 export interface FeedItem {
@@ -19,6 +21,14 @@ export interface FeedItem {
   readonly shareUrl?: string;
   /** Viewing context the template is loaded in (the `context` query parameter); default none. */
   readonly context?: ViewingContext;
+  /**
+   * Values over the template's built ones, `{ scope: { key: value } }`: a
+   * published remix is its template plus these. The template reads them
+   * through InstantRemixing get() and onValueChanged as in a remix preview
+   * (the feed attaches a RemixSession with `remixing: false` to the item's
+   * frame). Only the item's own URL gets them, not a page it navigates to.
+   */
+  readonly values?: ValueOverrides;
 }
 
 /** Longest URL the feed frames or shares. */
@@ -49,10 +59,10 @@ export function checkFeedUrl(value: unknown, what: string): URL {
   return url;
 }
 
-/** Checks a feed item given by the host (its URL, optional strings); throws `INVALID_ARGUMENT`. */
+/** Checks a feed item given by the host (its URL, optional strings, values); throws `INVALID_ARGUMENT`. */
 export function checkFeedItem(item: unknown): FeedItem {
   if (typeof item !== 'object' || item === null) throw new PlatformError('INVALID_ARGUMENT', 'a feed item must be an object with a url');
-  const { url, id, projectId, title, shareUrl, context } = item as Record<string, unknown>;
+  const { url, id, projectId, title, shareUrl, context, values } = item as Record<string, unknown>;
   checkFeedUrl(url, 'a feed item');
   for (const [name, value] of Object.entries({ id, projectId, title })) {
     if (value !== undefined && (typeof value !== 'string' || value.length > 1_024)) {
@@ -63,7 +73,32 @@ export function checkFeedItem(item: unknown): FeedItem {
   if (context !== undefined && !['about', 'admin', 'remix', 'sticker', 'default'].includes(context as string)) {
     throw new PlatformError('INVALID_ARGUMENT', "a feed item's context must be about, admin, remix, sticker or default");
   }
+  if (values !== undefined) checkValues(values);
   return item as FeedItem;
+}
+
+/**
+ * Checks a feed item's values: `{ scope: { key: plain data } }` with valid
+ * path segments, each value within the remix session's size limit. Checked
+ * here, when the item is given, so a bad one is refused with the item rather
+ * than failing later inside its frame.
+ */
+function checkValues(values: unknown): void {
+  const fail = (reason: string, cause?: unknown): never => {
+    throw new PlatformError('INVALID_ARGUMENT', `a feed item's values ${reason}`, cause === undefined ? undefined : { cause });
+  };
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) fail('must be an object of scopes');
+  for (const [scope, entries] of Object.entries(values as object)) {
+    if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) fail(`scope "${scope}" must be an object`);
+    for (const [key, value] of Object.entries(entries as object)) {
+      try {
+        assertVccPath([scope, key]);
+        assertPlainData(value, DEFAULT_MAX_VALUE_BYTES);
+      } catch (error) {
+        fail(`at ${scope}.${key}: ${isPlatformError(error) ? error.message.replace(/^platform-kit: /, '') : String(error)}`, error);
+      }
+    }
+  }
 }
 
 /** The URL a feed item's iframe loads: its url with its viewing context. */

@@ -4,7 +4,7 @@
  * rules). Define it with `defineHostElements()`.
  *
  * ```html
- * <platform-feed style="height: 100dvh"></platform-feed>
+ * <platform-feed style="height: 100dvh" allow="camera; microphone; autoplay"></platform-feed>
  * <script type="module">
  *   const feed = document.querySelector('platform-feed');
  *   feed.items = [{ url: 'https://template.example/' }];
@@ -91,6 +91,7 @@ export class PlatformFeed extends LitElement {
     loadTimeoutMs: { type: Number, attribute: 'load-timeout-ms' },
     frameCheckTimeoutMs: { type: Number, attribute: 'frame-check-timeout-ms' },
     snapDurationMs: { type: Number, attribute: 'snap-duration-ms' },
+    allow: { type: String },
     label: { type: String },
   };
 
@@ -127,6 +128,13 @@ export class PlatformFeed extends LitElement {
   declare frameCheckTimeoutMs: number | undefined;
   /** Length of the snap animation. Default 250 (0 with reduced motion). Read when the feed starts. */
   declare snapDurationMs: number | undefined;
+  /**
+   * The permissions policy of the templates' iframes (the `allow`
+   * attribute), e.g. `camera; microphone; autoplay` for templates that open
+   * peer connections. Default TemplateFrame's. Only pages of an item's own
+   * origin get it (see FeedControllerOptions.allow). Read when the feed starts.
+   */
+  declare allow: string | undefined;
   /** Accessible name of the feed. */
   declare label: string;
 
@@ -142,6 +150,7 @@ export class PlatformFeed extends LitElement {
     this.loadTimeoutMs = undefined;
     this.frameCheckTimeoutMs = undefined;
     this.snapDurationMs = undefined;
+    this.allow = undefined;
     this.label = 'Templates';
     this.#binding = new FeedBinding(this);
   }
@@ -191,6 +200,7 @@ export class PlatformFeed extends LitElement {
     if (this.loadTimeoutMs !== undefined) options.loadTimeoutMs = this.loadTimeoutMs;
     if (this.frameCheckTimeoutMs !== undefined) options.frameCheckTimeoutMs = this.frameCheckTimeoutMs;
     if (this.snapDurationMs !== undefined) options.snapDurationMs = this.snapDurationMs;
+    if (typeof this.allow === 'string') options.allow = this.allow;
     return options;
   }
 
