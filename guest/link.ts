@@ -98,10 +98,13 @@ export class GuestLink {
    * Calls the host. Before the link is made the call waits for it; when the
    * page runs standalone it resolves with undefined and does nothing.
    */
-  async call<Name extends keyof HostApi & string>(name: Name, ...args: Parameters<HostApi[Name]>): Promise<void> {
-    if (this.#state === 'connecting') await new Promise<void>((resolve) => this.#waiting.push({ resolve }));
-    if (this.#state === 'standalone' || !this.#caller) return;
-    await (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args);
+  call<Name extends keyof HostApi & string>(name: Name, ...args: Parameters<HostApi[Name]>): Promise<void> {
+    if (this.#state === 'connecting') {
+      return new Promise<void>((resolve) => this.#waiting.push({ resolve })).then(() => this.call(name, ...args));
+    }
+    if (this.#state === 'standalone' || !this.#caller) return Promise.resolve();
+    // No async/await on the linked path: each await is a microtask hop on every round trip.
+    return (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args) as Promise<never>;
   }
 
   /**

@@ -50,6 +50,13 @@ export function assertVccPath(value: unknown): VccPath {
  * `VALUE_TOO_LARGE` (over `maxBytes` UTF-8 bytes of JSON).
  */
 export function assertPlainData(value: unknown, maxBytes: number = DEFAULT_MAX_VALUE_BYTES): PlainData {
+  // Fast path for the common case of one text or number value: no walk, no JSON text.
+  if (typeof value === 'string') {
+    // A JSON string is its UTF-8 bytes plus two quotes (escapes only make it longer, never past 6 bytes a unit).
+    if (value.length * 6 + 2 <= maxBytes) return value;
+  } else if (typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))) {
+    return value;
+  }
   checkShape(value, 0, new Set());
   const json = JSON.stringify(value);
   // Fast path: a UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no exact count.
@@ -120,7 +127,8 @@ export function describe(value: unknown): string {
 
 /** Deep copy of plain data (values are kept immutable on both sides). */
 export function clonePlain<T extends PlainData | undefined>(value: T): T {
-  return value === undefined ? value : (structuredClone(value) as T);
+  // Primitives are immutable: only objects and arrays need a copy.
+  return typeof value === 'object' && value !== null ? (structuredClone(value) as T) : value;
 }
 
 /** Reads `values[path[0]][path[1]]…`, own properties only; undefined when any step is missing. */
