@@ -1,10 +1,10 @@
 /**
  * Runs the benchmarks: every `bench/<name>.bench.ts`, or those whose name
  * contains one of the filters given. Diagnostics (`onlyWhenNamed`) run only
- * when named exactly (`npm run bench -- roundtrip-profile`).
+ * when named exactly (`npm run bench -- link-breakdown`).
  *
  *   npm run bench                      # all
- *   npm run bench -- link              # bench/link-roundtrip.bench.ts only
+ *   npm run bench -- link              # link-roundtrip (link-breakdown only when named)
  *   npm run bench -- size --strict     # exit 1 when a target is missed
  *   npm run bench -- link --samples=10000 --warmup=2000 --rounds=100
  *   npm run bench -- link --no-isolate # without COOP/COEP (coarser timers)

@@ -25,6 +25,7 @@ import type {
   ForwardedTouchEvent,
   ForwardedTouchPoint,
   ForwardedWheelEvent,
+  HostApi,
 } from '../protocol/link.js';
 import { getGuestLink, type GuestLink } from './link.js';
 
@@ -162,9 +163,8 @@ class GuestFeedState {
     this.#forward('touch', event);
   }
 
-  #forward(...call: ['touch', ForwardedTouchEvent] | ['wheel', ForwardedWheelEvent] | ['key', ForwardedKeyEvent]): void {
-    const [name, event] = call;
-    (this.link.call as (name: string, event: unknown) => Promise<void>)(name, event).catch((error: unknown) => {
+  #forward<Name extends 'touch' | 'wheel' | 'key'>(name: Name, ...event: Parameters<HostApi[Name]>): void {
+    this.link.call(name, ...event).catch((error: unknown) => {
       // A lost event only makes one gesture less smooth; the template is not told, but the first failure is logged.
       if (this.#failureLogged) return;
       this.#failureLogged = true;

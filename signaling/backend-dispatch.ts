@@ -28,8 +28,14 @@ export interface BackendConfigurationInput {
   readonly projectToken?: string;
   /** A response whose `locals` carry `PLATFORM_PROJECT_ID` and `PLATFORM_PROJECT_TOKEN` (VccMiddleware). */
   readonly res?: ResponseWithLocals;
-  /** The signaling server (`http(s)://` or `ws(s)://`). Default: `PLATFORM_DISPATCH_URL`. */
-  readonly url?: string;
+  /**
+   * The signaling server (`http(s)://` or `ws(s)://`), or the URLs of its
+   * nodes when it runs on many (Redis): the first is used first, and each
+   * reconnection attempt moves on to the next, so clients of a node that
+   * died go to the others and keep their ids. Default: `PLATFORM_DISPATCH_URL`
+   * (one URL, or several separated by commas).
+   */
+  readonly url?: string | readonly string[];
   /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000. */
   readonly maxQueuedEvents?: number;
   /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
@@ -68,13 +74,14 @@ export class Dispatch {
     const projectId = configuration.projectId ?? readString(locals['PLATFORM_PROJECT_ID']) ?? readString(process.env['PLATFORM_PROJECT_ID']);
     const projectToken =
       configuration.projectToken ?? readString(locals['PLATFORM_PROJECT_TOKEN']) ?? readString(process.env['PLATFORM_PROJECT_TOKEN']);
-    const url = configuration.url ?? readString(process.env['PLATFORM_DISPATCH_URL']);
+    const given = configuration.url ?? readString(process.env['PLATFORM_DISPATCH_URL'])?.split(',');
+    const urls = (typeof given === 'string' ? [given] : given ?? []).map((item) => item.trim()).filter((item) => item !== '');
     if (!projectId || !projectToken) {
       throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs a project id and token (options, res.locals or PLATFORM_PROJECT_ID/PLATFORM_PROJECT_TOKEN)');
     }
-    if (!url) throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs the server URL (url option or PLATFORM_DISPATCH_URL)');
+    if (urls.length === 0) throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs the server URL (url option or PLATFORM_DISPATCH_URL)');
     this.#session = new DispatchSession({
-      url: controlUrl(url),
+      url: urls.length === 1 ? controlUrl(urls[0]!) : urls.map(controlUrl),
       projectId,
       projectToken,
       kind: 'backend',

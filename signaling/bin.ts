@@ -19,6 +19,13 @@
  *   --identity-secret S        PLATFORM_IDENTITY_SECRET: one token key (kid k1); ≥ 32 bytes
  *   --heartbeat-ms N      --grace-ms N   --mesh-max N   --max-events-per-second N
  *
+ * Many nodes (scale-out; every node gets the same --redis and --secret-key):
+ *   --redis URL                PLATFORM_REDIS_URL: redis://host:port; shards, presence, keystore in Redis
+ *   --node-id ID               PLATFORM_NODE_ID: this node's id (default: random per start)
+ *   --lease-ms N               PLATFORM_LEASE_MS: a node silent this long is swept by the others (default 30000)
+ *   --secret-key KEY           PLATFORM_SECRET_KEY: the 32-byte server key, base64 (default <data-dir>/server.key);
+ *                              nodes must share it (resume tokens, user tokens, sealed secrets)
+ *
  * Prints one line `platform-kit signaling: http://HOST:PORT` once it listens
  * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM.
  */
@@ -51,6 +58,10 @@ function parse() {
       'grace-ms': { type: 'string' },
       'mesh-max': { type: 'string' },
       'max-events-per-second': { type: 'string' },
+      redis: { type: 'string' },
+      'node-id': { type: 'string' },
+      'lease-ms': { type: 'string' },
+      'secret-key': { type: 'string' },
     },
     strict: true,
   });
@@ -110,6 +121,10 @@ const host = values.host ?? env['HOST'];
 const dataDir = values['data-dir'] ?? env['PLATFORM_DATA_DIR'];
 const adminKey = values['admin-key'] ?? env['PLATFORM_ADMIN_KEY'];
 const cdnUrl = values['cdn-url'] ?? env['PLATFORM_CDN_URL'];
+const redis = values.redis ?? env['PLATFORM_REDIS_URL'];
+const nodeId = values['node-id'] ?? env['PLATFORM_NODE_ID'];
+const leaseMs = number(values['lease-ms'] ?? env['PLATFORM_LEASE_MS'], '--lease-ms');
+const secretKey = values['secret-key'] ?? env['PLATFORM_SECRET_KEY'];
 const anonymous = values['allow-anonymous-tokens'] ?? ['1', 'true'].includes(env['PLATFORM_ALLOW_ANONYMOUS_TOKENS'] ?? '');
 
 const options: SignalingServerOptions = {
@@ -126,6 +141,10 @@ const options: SignalingServerOptions = {
   ...(heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs } : {}),
   ...(reconnectGraceMs !== undefined ? { reconnectGraceMs } : {}),
   ...(meshMaxMembers !== undefined ? { meshMaxMembers } : {}),
+  ...(redis ? { redis } : {}),
+  ...(nodeId ? { nodeId } : {}),
+  ...(leaseMs !== undefined ? { leaseMs } : {}),
+  ...(secretKey ? { secretKey } : {}),
   log: (line) => console.error(line),
 };
 const server = createSignalingServer(options);

@@ -31,6 +31,8 @@ export type { SecretStore } from './services/secret-store.js';
 export { KNOWN_CONTENT_TYPES, type CdnLimits, type CdnTransform } from './services/cdn.js';
 export { VCC_HEADER, type RemixContext } from './services/vcc-headers.js';
 export { createMemoryStore } from './store/memory-store.js';
+export { createRedisStore, type RedisShardStore, type RedisStoreOptions } from './store/redis-store.js';
+export { createRedisSecretStore, type RedisSecretStoreOptions } from './services/redis-secret-store.js';
 export type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store/store.js';
 
 // The backend clients.

@@ -14,6 +14,8 @@
  * opens `?key&id&token&version`, gets `OPEN`, sends `HEARTBEAT` and
  * `OFFER`/`ANSWER`/`CANDIDATE`/`LEAVE`/`EXPIRE` with a `dst`; the server adds
  * `src` and forwards, or answers `EXPIRE` when the destination never comes.
+ * A destination on another node (Redis) is reached through a
+ * {@link RemotePeerRoute}: the shard's pub/sub channel.
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
@@ -37,9 +39,22 @@ const EXPIRE_MS = 5_000;
 const MAX_QUEUED = 64;
 const MAX_FRAME_CHARS = 64 * 1024;
 
+/**
+ * Where a frame goes when its destination is not a peer of this node (the
+ * server runs on many nodes): the server publishes it on the shard's channel
+ * and the node holding `dst` calls {@link PeerSignaling.deliverRemote}.
+ */
+export type RemotePeerRoute = (scope: string, dst: string, frame: string) => void;
+
 /** Registry and socket handling of peer ids. */
 export class PeerSignaling {
   readonly #peers = new Map<string, PeerEntry>();
+  readonly #remote: RemotePeerRoute | null;
+
+  /** `remote`: the route to other nodes; without it (one process) an unknown destination is answered EXPIRE at once. */
+  constructor(remote: RemotePeerRoute | null = null) {
+    this.#remote = remote;
+  }
   readonly #alive = new WeakSet<WebSocket>();
   #forwarded = 0;
 
@@ -121,6 +136,25 @@ export class PeerSignaling {
     }
   }
 
+  /**
+   * A frame from another node for `dst`: delivered (or queued until its
+   * socket opens) when `dst` is a peer of this node in the same `scope`.
+   */
+  deliverRemote(scope: string, dst: string, frame: string): void {
+    const target = this.#peers.get(dst);
+    if (!target || target.scope !== scope) return;
+    let type: unknown;
+    let src: unknown;
+    try {
+      ({ type, src } = JSON.parse(frame) as { type?: unknown; src?: unknown });
+    } catch {
+      return;
+    }
+    if (typeof type !== 'string' || !FORWARDED.has(type) || typeof src !== 'string') return;
+    if (target.socket) target.socket.send(frame);
+    else if (type !== 'LEAVE' && type !== 'EXPIRE' && target.queue.length < MAX_QUEUED) target.queue.push({ message: frame, src, at: Date.now() });
+  }
+
   /** Closes every peer socket. */
   close(): void {
     for (const entry of this.#peers.values()) entry.socket?.terminate();
@@ -143,6 +177,12 @@ export class PeerSignaling {
     const { type, dst, payload } = message as { type?: unknown; dst?: unknown; payload?: unknown };
     if (type === 'HEARTBEAT' || typeof type !== 'string' || !FORWARDED.has(type) || typeof dst !== 'string') return;
     const target = this.#peers.get(dst);
+    if (!target && this.#remote) {
+      // Maybe a member of the same shard on another node: that node checks the scope again on arrival.
+      this.#forwarded++;
+      this.#remote(source.scope, dst, JSON.stringify({ type, src: source.peerId, dst, payload }));
+      return;
+    }
     if (!target || target.scope !== source.scope) {
       // Not a member of the same shard: the sender hears that the peer is unavailable, nothing more.
       if (type !== 'LEAVE' && type !== 'EXPIRE') source.socket?.send(JSON.stringify({ type: 'EXPIRE', src: dst }));

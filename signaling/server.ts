@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { utf8Length } from '../protocol/data.js';
-import { PlatformError, serializeError, type ErrorCode } from '../protocol/errors.js';
+import { isPlatformError, PlatformError, serializeError, type ErrorCode } from '../protocol/errors.js';
 import {
   CONTROL_PATH,
   DEFAULT_MAX_CONNECTIONS_PER_SHARD,
@@ -57,6 +57,9 @@ import { createServicesRouter, openServerKey, type ServicesProject, type Service
 import type { SecretStore } from './services/secret-store.js';
 import type { RemixContext, VCC_HEADER } from './services/vcc-headers.js';
 import { createMemoryStore } from './store/memory-store.js';
+import { createRedisStore } from './store/redis-store.js';
+import { createRedisSecretStore } from './services/redis-secret-store.js';
+import type { RedisOptions } from 'ioredis';
 import type { MemberRecord, ShardMessage, ShardStore } from './store/store.js';
 
 /** Limits of the server; every one has a default and may be changed. */
@@ -105,8 +108,22 @@ export interface SignalingServerOptions {
    * request: a project added to the object is served at once.
    */
   readonly projects: { readonly [projectId: string]: string | ServicesProject };
-  /** Where shard state lives. Default: in memory (this process only). */
+  /** Where shard state lives. Default: in memory (this process only), or Redis with {@link SignalingServerOptions.redis}. */
   readonly store?: ShardStore;
+  /**
+   * Run as one of N nodes sharing one Redis (`redis://…`, or ioredis options):
+   * shards and capacity, presence, members within their grace period, the
+   * keystore and cross-node traffic (relayed events, presence, PeerJS
+   * signaling) go through Redis. Every node must have the same `secretKey`
+   * (or the same `server.key` in its `dataDir`): resume tokens, user tokens
+   * and sealed secrets are keyed by it. Default: none (one process, in memory).
+   * See redis-store.ts for the keys and the failure behaviour.
+   */
+  readonly redis?: string | RedisOptions;
+  /** This node's id among the nodes sharing a Redis (1 to 64 of A-Z a-z 0-9 _ -). Default: random per start. */
+  readonly nodeId?: string;
+  /** Redis: a node that has not renewed its lease for this long is dead; the others remove its members. Default 30,000 ms. */
+  readonly leaseMs?: number;
   /** User token keys and lifetimes; see {@link UserTokenOptions}. */
   readonly identity?: UserTokenOptions;
   /**
@@ -230,6 +247,8 @@ class Connection {
 }
 
 interface Hub {
+  /** `projectId\0shardName`. */
+  readonly key: string;
   readonly locals: Map<string, Connection>;
   unsubscribe: () => void;
 }
@@ -269,7 +288,23 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   if (limits.maxUserInfoBytes > MAX_USER_INFO_BYTES) throw new PlatformError('INVALID_CONFIG', `maxUserInfoBytes is at most ${MAX_USER_INFO_BYTES}`);
   const projects = options.projects;
   const ownStore = options.store === undefined;
-  const store = options.store ?? createMemoryStore();
+  const log = options.log ?? (() => {});
+  const store: ShardStore =
+    options.store ??
+    (options.redis !== undefined
+      ? createRedisStore({
+          redis: options.redis,
+          nodeId: options.nodeId ?? `node-${randomBytes(6).toString('base64url')}`,
+          ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+          log,
+        })
+      : createMemoryStore());
+  // Set when the store is shared by many nodes: traffic for other nodes goes through it.
+  const nodeId = store.nodeId ?? null;
+  const secretStore = options.secretStore ?? (options.redis !== undefined ? createRedisSecretStore({ redis: options.redis, log }) : undefined);
+  if (options.redis !== undefined && options.secretKey === undefined) {
+    log('platform-kit: running on Redis without secretKey: every node must share the same <dataDir>/server.key, or resumes across nodes fail');
+  }
   const dataDir = resolvePath(options.dataDir ?? '.platform-data');
   // Made during `ready`, before the server listens: no request or socket ever sees them unset.
   let services: ServicesRouter | undefined;
@@ -282,7 +317,6 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   const reconnectGraceMs = options.reconnectGraceMs ?? 30_000;
   const joinTimeoutMs = options.joinTimeoutMs ?? 10_000;
   const meshMaxMembers = options.meshMaxMembers ?? 16;
-  const log = options.log ?? (() => {});
   // Resume tokens carry this: a client back after a restart is told apart from one whose grace ran out.
   const bootId = randomBytes(6).toString('base64url');
   const wireLimits: WireLimits = {
@@ -298,7 +332,14 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   const hubs = new Map<string, Hub>();
   /** Clients within their grace period, by `project\0shard\0client`. */
   const offline = new Map<string, Connection>();
-  const peers = new PeerSignaling();
+  const peers = new PeerSignaling(
+    nodeId === null
+      ? null
+      : (scope, dst, frame) => {
+          const at = scope.indexOf('\u0000');
+          store.publish(scope.slice(0, at), scope.slice(at + 1), { kind: 'peer', dst, frame });
+        },
+  );
   const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0 };
 
   const shardKey = (projectId: string, shardName: string): string => `${projectId}\u0000${shardName}`;
@@ -352,6 +393,19 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   // ─── shards on this node ──────────────────────────────────────────────────
 
   function onShardMessage(hub: Hub, message: ShardMessage): void {
+    if (message.kind === 'peer') return peers.deliverRemote(hub.key, message.dst, message.frame);
+    if (message.kind === 'takeover') {
+      if (message.node === nodeId) return;
+      // The client resumed on another node: a socket of it here is half open and must go without a trace.
+      const stale = hub.locals.get(message.clientId);
+      if (stale) {
+        detach(stale);
+        stale.state = 'closed';
+        if (stale.peerId) peers.revoke(stale.peerId);
+        stale.socket.terminate();
+      }
+      return;
+    }
     const frame = Buffer.from(message.frame);
     if (message.kind === 'presence') {
       for (const c of hub.locals.values()) if (c.clientId !== message.except) sendRaw(c, frame);
@@ -375,7 +429,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     let hub = hubs.get(key);
     if (!hub) {
       // One subscription per shard and node, not per socket.
-      const created: Hub = { locals: new Map(), unsubscribe: () => {} };
+      const created: Hub = { key, locals: new Map(), unsubscribe: () => {} };
       created.unsubscribe = store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(created, message));
       hubs.set(key, created);
       hub = created;
@@ -404,11 +458,18 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     offline.delete(memberKey(connection));
     connection.state = 'closed';
     if (connection.peerId) peers.revoke(connection.peerId);
-    const removed = await store.leave(connection.projectId, connection.shardName, connection.clientId);
+    // Redis out of reach: the member stays until this node's lease runs out and another node sweeps it.
+    const removed = await store.leave(connection.projectId, connection.shardName, connection.clientId).catch(storeError);
     if (removed && announce) publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
   }
 
   // ─── socket lifecycle ─────────────────────────────────────────────────────
+
+  /** A store call whose failure nobody waits for: logged (Redis down is not a crash). */
+  function storeError(error: unknown): null {
+    if (closing === null) log(`platform-kit: store: ${String(error)}`);
+    return null;
+  }
 
   function onClose(connection: Connection): void {
     connections.delete(connection);
@@ -424,7 +485,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     // Presence follows the socket at once; the id and place are kept for the grace period.
     connection.state = 'offline';
     offline.set(memberKey(connection), connection);
-    void store.update(connection.projectId, connection.shardName, connection.clientId, { online: false });
+    void store.update(connection.projectId, connection.shardName, connection.clientId, { online: false }).catch(storeError);
     publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
     connection.graceTimer = setTimeout(() => {
       if (connection.state === 'offline') void finalize(connection, false);
@@ -455,7 +516,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         return void onJoin(connection, message).catch((error: unknown) => {
           log(`platform-kit: join failed: ${String(error)}`);
           if (connection.state === 'joining') connection.state = 'new';
-          fail(connection, 'INTERNAL', 'join failed', { id: message.id });
+          // UNAVAILABLE (Redis out of reach) tells the client to retry; anything else is a bug here.
+          const code: ErrorCode = isPlatformError(error) && error.code === 'UNAVAILABLE' ? 'UNAVAILABLE' : 'INTERNAL';
+          fail(connection, code, code === 'UNAVAILABLE' ? 'the server cannot reach its state store; retry shortly' : 'join failed', { id: message.id });
         });
       default:
         if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'join first', { id: message.id });
@@ -463,22 +526,32 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     switch (message.type) {
       case 'identify':
         return void running().services.tokens.verify(connection.projectId, message.token).then(
-          (user) => setUser(connection, message.id, { userId: user.id }),
+          (user) => setUser(connection, message.id, { userId: user.id }).catch((error: unknown) => storeFailed(connection, message.id, error)),
           (error: unknown) => send(connection, { type: 'error', id: message.id, error: serializeError(error) }),
         );
       case 'userInfo': {
         const size = utf8Length(JSON.stringify(message.userInfo));
         if (size > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', `userInfo is ${size} bytes, over ${limits.maxUserInfoBytes}`, { id: message.id });
-        return void setUser(connection, message.id, { userInfo: message.userInfo });
+        return void setUser(connection, message.id, { userInfo: message.userInfo }).catch((error: unknown) => storeFailed(connection, message.id, error));
       }
       case 'info':
-        return void store.shards(connection.projectId).then((shards) => send(connection, { type: 'info', id: message.id, shards }));
+        return void store.shards(connection.projectId).then(
+          (shards) => send(connection, { type: 'info', id: message.id, shards }),
+          (error: unknown) => storeFailed(connection, message.id, error),
+        );
       case 'leave':
         connection.leaving = true;
         send(connection, { type: 'ok', id: message.id });
         connection.socket.close(1000, 'left');
         return;
     }
+  }
+
+  /** Answers a request whose store call failed: UNAVAILABLE while Redis is out of reach, else INTERNAL. */
+  function storeFailed(connection: Connection, id: number, error: unknown): void {
+    log(`platform-kit: store: ${String(error)}`);
+    const code: ErrorCode = isPlatformError(error) && error.code === 'UNAVAILABLE' ? 'UNAVAILABLE' : 'INTERNAL';
+    fail(connection, code, code === 'UNAVAILABLE' ? 'the server cannot reach its state store; retry shortly' : 'the request failed', { id });
   }
 
   function invalid(connection: Connection, now: number, why: string): void {
@@ -658,6 +731,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
           connection.peerId = randomId(true);
           connection.peerToken = randomId();
         }
+        // That node may still hold a half-open socket of this client: it drops it (no presence, no store change).
+        if (nodeId !== null) store.publish(message.projectId, checked.shardName, { kind: 'takeover', clientId, node: nodeId });
       }
       connection.userId = userId ?? existing.userId;
       const member = await store.update(message.projectId, checked.shardName, clientId, {
@@ -748,7 +823,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       case 'GET /':
         return json(response, 200, { name: 'platform-kit signaling', version: SIGNALING_VERSION, control: CONTROL_PATH, peerjs: PEERJS_PATH });
       case 'GET /health':
-        return json(response, 200, { status: 'ok', connections: connections.size });
+        return json(response, 200, { status: 'ok', connections: connections.size, ...(nodeId === null ? {} : { node: nodeId }) });
       case 'GET /metrics': {
         const lines = Object.entries(metrics()).map(([key, value]) => `platform_kit_${key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())} ${value}`);
         response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
@@ -836,6 +911,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
 
   // The services first (server key, token issuer, secret store), then listen: nothing is served half made.
   const ready = (async () => {
+    await store.ready;
     const serverKey = await openServerKey(dataDir, options.secretKey);
     resumeTokens = new ResumeTokens(deriveKey(serverKey, 'resume token'));
     const identity = options.identity ?? {};
@@ -849,7 +925,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       ...(options.allowAnonymousTokens === undefined ? {} : { allowAnonymousTokens: options.allowAnonymousTokens }),
       ...(options.uploadLimits === undefined ? {} : { limits: options.uploadLimits }),
       ...(options.transform === undefined ? {} : { transform: options.transform }),
-      ...(options.secretStore === undefined ? {} : { secretStore: options.secretStore }),
+      ...(secretStore === undefined ? {} : { secretStore }),
       ...(identity.keys === undefined ? {} : { tokenKeys: identity.keys }),
       ...(identity.tokenTtlSeconds === undefined ? {} : { tokenTtlSeconds: identity.tokenTtlSeconds }),
       ...(identity.maxTokenTtlSeconds === undefined ? {} : { maxTokenTtlSeconds: identity.maxTokenTtlSeconds }),
@@ -867,6 +943,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     } catch (error) {
       // Port taken: release what the services opened, so a failed start leaves nothing behind.
       await router.close();
+      if (ownStore) await store.close();
+      if (options.secretStore === undefined) await secretStore?.close();
       throw error;
     }
   })();
@@ -893,6 +971,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         for (const connection of connections) connection.socket.terminate();
         if (ownStore) await store.close();
         await services?.close();
+        if (options.secretStore === undefined) await secretStore?.close();
       })();
       return closing;
     },

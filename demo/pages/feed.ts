@@ -1,9 +1,10 @@
 // The feed page: every template and every published remix, endless by
 // repetition, in <platform-feed>. A template's Remix button (FeedSdk
 // createRemix) opens the editor for it; Share opens the feed's share sheet.
+// A published remix is its template plus values: the item carries them and
+// the feed gives them to the template as a remix preview would.
 import { defineHostElements, type FeedItem, type PlatformFeed, type ValueOverrides } from 'platform-kit/host';
 import type { PublishedRemix } from '../catalog.js';
-import { syncFeedValues } from './feed-values.js';
 import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
 
 defineHostElements();
@@ -38,6 +39,8 @@ function item(entry: Entry, round: number): FeedItem {
     projectId: entry.remix ? `${entry.template}.${entry.remix.id}` : entry.template,
     title: entry.title,
     shareUrl: `${location.origin}/?item=${encodeURIComponent(entry.key)}`,
+    // The server stored what the editor published (plain JSON); the feed checks it again when the item is added.
+    ...(entry.remix ? { values: entry.remix.values as ValueOverrides } : {}),
   };
 }
 
@@ -49,11 +52,6 @@ feed.loader = () => {
   round++;
   return entries.map((entry) => item(entry, round));
 };
-
-syncFeedValues(feed, (feedItem): ValueOverrides | undefined => {
-  const remix = feedItem.id === undefined ? undefined : byItemId.get(feedItem.id)?.remix;
-  return remix ? (remix.values as ValueOverrides) : undefined;
-});
 
 feed.addEventListener('feed-focuschange', (event) => {
   const entry = byItemId.get((event as CustomEvent<{ item: FeedItem }>).detail.item.id ?? '');

@@ -23,8 +23,11 @@ export interface BrowserDispatchOptions extends PeerTransportOptions {
   /**
    * The signaling server (`http(s)://` or `ws(s)://`). Default: the page's own
    * host (`wss://HOST/dispatch`), as when the host serves the server too.
+   * Several URLs name the nodes of one server (Redis scale-out): the first is
+   * used first and every reconnection attempt moves to the next one (or put
+   * the nodes behind one load-balanced URL).
    */
-  readonly url?: string;
+  readonly url?: string | readonly string[];
   /** The project; `setProjectId` does the same. Default: the built customization's `metadata.projectId`. */
   readonly projectId?: string;
   /** Use the WebRTC mesh. Default true; false relays every event. */
@@ -178,7 +181,7 @@ export class BrowserDispatch {
     if (!projectId) throw new PlatformError('INVALID_CONFIG', 'no project id: call setProjectId() first');
     const options = this.#options;
     const session = new DispatchSession({
-      url: controlUrl(options.url ?? defaultUrl()),
+      url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),
       projectId,
       kind: 'browser',
       createSocket: (target) => new WebSocket(target) as unknown as SocketLike,

@@ -89,8 +89,13 @@ export interface SocketLike {
 
 /** Options of a session. */
 export interface SessionOptions {
-  /** `ws(s)://host:port/dispatch`. */
-  readonly url: string;
+  /**
+   * `ws(s)://host:port/dispatch`, or several: the nodes of one server (Redis
+   * scale-out). The first is used first; each reconnection attempt moves to
+   * the next one (after the jittered delay), so the clients of a node that
+   * died spread over the others and keep their ids within the grace period.
+   */
+  readonly url: string | readonly string[];
   readonly projectId: string;
   /** Backend clients only. */
   readonly projectToken?: string;
@@ -171,8 +176,18 @@ export class DispatchSession {
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
 
+  readonly #urls: readonly string[];
+  #urlIndex = 0;
+
   constructor(options: SessionOptions) {
     this.#options = options;
+    this.#urls = typeof options.url === 'string' ? [options.url] : [...options.url];
+    if (this.#urls.length === 0) throw new PlatformError('INVALID_CONFIG', 'at least one server URL is needed');
+  }
+
+  /** The server URL in use (or tried next). */
+  get url(): string {
+    return this.#urls[this.#urlIndex % this.#urls.length]!;
   }
 
   // ─── public operations ────────────────────────────────────────────────────
@@ -355,9 +370,9 @@ export class DispatchSession {
     return new Promise<ConnectionInfo>((resolve, reject) => {
       let socket: SocketLike;
       try {
-        socket = this.#options.createSocket(this.#options.url);
+        socket = this.#options.createSocket(this.url);
       } catch (error) {
-        reject(new PlatformError('NOT_CONNECTED', `cannot open ${this.#options.url}: ${String(error)}`));
+        reject(new PlatformError('NOT_CONNECTED', `cannot open ${this.url}: ${String(error)}`));
         return;
       }
       this.#socket = socket;
@@ -458,7 +473,8 @@ export class DispatchSession {
     this.#peer?.close();
     this.#peerKey = key;
     this.#peer = factory(
-      { url: this.#options.url, peerId: reply.peer.id, peerToken: reply.peer.token, meshMaxMembers: reply.limits.meshMaxMembers },
+      // The peer id is registered on the node this socket joined: its PeerJS endpoint is that node's.
+      { url: this.url, peerId: reply.peer.id, peerToken: reply.peer.token, meshMaxMembers: reply.limits.meshMaxMembers },
       { onFrame: (clientId, text) => this.#onPeerFrame(clientId, text) },
     );
     this.#peer.setMembers([...this.#members.values()], reply.clientId);
@@ -478,6 +494,8 @@ export class DispatchSession {
     clearTimeout(this.#reconnectTimer);
     this.#reconnectTimer = setTimeout(() => {
       if (this.#state !== 'reconnecting') return;
+      // Many nodes: every attempt tries the next one (its node may be the one that died).
+      if (this.#urls.length > 1) this.#urlIndex = (this.#urlIndex + 1) % this.#urls.length;
       this.#open(true).catch((error: unknown) => {
         if (this.#state !== 'reconnecting') return;
         const code = isPlatformError(error) ? error.code : 'INTERNAL';

@@ -26,6 +26,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED: 415,
   RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
 };
 
 /** The HTTP status for a coded error (500 for anything not listed). */

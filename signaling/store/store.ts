@@ -1,7 +1,7 @@
 /**
  * The shard state store: the one interface between the signaling server and
  * where shard membership lives. In memory by default (memory-store.ts); a
- * Redis implementation (scale-out issue) follows the same contract:
+ * Redis implementation (redis-store.ts) follows the same contract:
  *
  * - `join` is the capacity check and the insert in ONE atomic operation (a
  *   Lua script in Redis), so concurrent joins on any number of nodes never
@@ -58,13 +58,34 @@ export type ShardMessage =
       /** The `event` frame, serialized once for every recipient. */
       readonly frame: string;
     }
-  | { readonly kind: 'presence'; readonly frame: string; readonly except: string | null };
+  | { readonly kind: 'presence'; readonly frame: string; readonly except: string | null }
+  /**
+   * A PeerJS frame (OFFER, ANSWER, CANDIDATE…) for the peer id `dst`, whose
+   * socket is on another node (stores shared by many nodes only).
+   */
+  | { readonly kind: 'peer'; readonly dst: string; readonly frame: string }
+  /**
+   * `clientId` resumed on node `node`: any other node still holding a socket
+   * for it (half open, not noticed yet) drops that socket without a trace.
+   */
+  | { readonly kind: 'takeover'; readonly clientId: string; readonly node: string };
 
 /** Listener of one shard's messages. */
 export type ShardListener = (message: ShardMessage) => void;
 
-/** Where shard state lives. Every method is atomic on its own. */
+/**
+ * Where shard state lives. Every method is atomic on its own.
+ *
+ * A store shared by many nodes (Redis) sets {@link ShardStore.nodeId} and
+ * guards members by node: `leave` removes only a member this node holds, and
+ * `update` changes only such a member, except that `online: true` takes a
+ * member over from another node (a client resuming on this node).
+ */
 export interface ShardStore {
+  /** The node this store instance speaks for, when the store is shared by many nodes; undefined for a one-process store. */
+  readonly nodeId?: string;
+  /** Resolves once the store can serve (connected); the server awaits it before listening. */
+  readonly ready?: Promise<void>;
   /** Places a member (see {@link JoinRequest}); atomic capacity check and insert. */
   join(request: JoinRequest): Promise<JoinOutcome>;
   /** Removes a member; the shard disappears with its last member. Resolves false when it was not there. */
@@ -86,7 +107,7 @@ export interface ShardStore {
   publish(projectId: string, shardName: string, message: ShardMessage): void;
   /** Listens to a shard's messages. Returns the unsubscribe function. */
   subscribe(projectId: string, shardName: string, listener: ShardListener): () => void;
-  /** Totals for metrics. */
+  /** Totals for metrics (a shared store: this node's members and the shards they are in). */
   stats(): { readonly shards: number; readonly members: number };
   /** Releases connections and timers. */
   close(): Promise<void>;

@@ -142,7 +142,7 @@ describe('feed: focus, playback and the live window', () => {
     expect(performance.now() - started).to.be.within(350, 2_500);
     expect(controller.index).to.equal(1);
     expect(controller.statusAt(0)).to.equal('skipped');
-    expect(skips[0]).to.deep.equal({ index: 0, reason: 'load-timeout', code: 'HANDSHAKE_TIMEOUT' });
+    expect(skips[0]).to.deep.equal({ index: 0, reason: 'load-timeout', code: 'LOAD_TIMEOUT' });
     expect(reports.of('playback', 'slow')).to.deep.equal([]);
     // The neighbour at 3 was preloading and never loaded: skipped before it was ever shown.
     controller.next();

@@ -186,4 +186,39 @@ describe('instant remixing across a real cross-origin iframe', () => {
     expect(refused).to.deep.equal(['INVALID_VALUE']);
     expect(await rejectionOf(Promise.reject(Object.assign(new Error('x'), { code: 'X' })))).to.have.property('code', 'X');
   });
+
+  it("attach() adds its handlers over the frame's own, and detach() removes only its own", async () => {
+    const readies: string[] = [];
+    const frame = new TemplateFrame({ src: fixtureUrl('probe', { ready: 'manual' }), container: document.body, handlers: { ready: () => readies.push('base') } });
+    const session = new RemixSession({ values: { card: { title: 'Given' } } });
+    const detach = session.attach(frame);
+    const removeLayer = frame.addHandlers({ ready: () => readies.push('layer') });
+    const probe = new Probe(() => frame.iframe.contentWindow);
+    harness = {
+      frame,
+      session,
+      probe,
+      dispose() {
+        detach();
+        frame.destroy();
+        probe.dispose();
+      },
+    };
+    await frame.whenLinked();
+    // The values come over the port; the probe's commands over window messages: no order between the two.
+    await waitUntil(() => session.customization !== null, 'the customization');
+    expect((await probe.command('get', ['card', 'title'])).value).to.equal('Given');
+    // Every layer hears the gate: the frame's own handler was not replaced by the session's.
+    expect((await probe.command('ready')).ok).to.equal(true);
+    expect(readies).to.deep.equal(['base', 'layer']);
+    expect((await probe.command('setValue', ['card', 'title'], 'Typed')).ok).to.equal(true);
+    removeLayer();
+    removeLayer(); // idempotent
+    detach();
+    // Detached: the remix calls have no handler again; the base stays.
+    const reply = await probe.command('setValue', ['card', 'title'], 'After');
+    expect(reply.value).to.deep.include({ code: 'UNSUPPORTED' });
+    expect((await probe.command('ready')).ok).to.equal(true);
+    expect(readies).to.deep.equal(['base', 'layer', 'base']);
+  });
 });

@@ -88,6 +88,14 @@ describe('feed items and URLs', () => {
     assert.throws(() => checkFeedItem({ url: 'https://a/', context: 'nope' }), { code: 'INVALID_ARGUMENT' });
   });
 
+  it("checks an item's values: scopes of plain data at valid paths", () => {
+    const values = { card: { title: 'Remix', tags: ['a'] }, metadata: { projectId: 'p' } };
+    assert.equal(checkFeedItem({ url: 'https://a/', values }).values, values);
+    for (const bad of [null, [], 'x', { card: [] }, { card: { prototype: 1 } }, JSON.parse('{"__proto__": {"a": 1}}'), { card: { x: Number.NaN } }, { card: { x: 'y'.repeat(300_000) } }]) {
+      assert.throws(() => checkFeedItem({ url: 'https://a/', values: bad }), { code: 'INVALID_ARGUMENT' }, JSON.stringify(bad)?.slice(0, 40));
+    }
+  });
+
   it('puts the viewing context in the template URL', () => {
     assert.equal(feedItemSrc({ url: 'https://t.example/?a=1', context: 'sticker' }), 'https://t.example/?a=1&context=sticker');
     assert.equal(feedItemSrc({ url: 'https://t.example/?context=admin', context: 'default' }), 'https://t.example/');

@@ -5,6 +5,11 @@
 //   - 'feed-touch': dispatches real touch events through the Chromium
 //     DevTools Protocol (Input.dispatchTouchEvent) at page coordinates, so a
 //     touch over a cross-origin iframe reaches the template's document;
+//   - 'feed-wheel': moves the mouse to a page point and turns the wheel there
+//     (playwright's mouse.wheel: a real wheel event at that point, so over
+//     a cross-origin iframe it reaches the template's document);
+//   - 'feed-key': clicks a page point (giving the frame there the keyboard
+//     focus) unless told not to, then presses keys (playwright's keyboard);
 //   - 'feed-grant-clipboard': lets the test page use the async clipboard.
 const DENY_PREFIX = '/test/fixtures/feed/deny';
 const cdpSessions = new WeakMap();
@@ -46,6 +51,26 @@ export default [
             touchPoints: (step.points ?? []).map((point) => ({ x: point.x, y: point.y, id: point.id ?? 0 })),
           });
           if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+        }
+        return true;
+      }
+      if (command === 'feed-wheel') {
+        const page = playwrightPage(session);
+        await cdpFor(page); // brings the page to the front, as for touches
+        await page.mouse.move(Number(payload?.x), Number(payload?.y));
+        for (const deltaY of payload?.deltas ?? []) {
+          await page.mouse.wheel(0, Number(deltaY));
+          if (payload?.delayMs) await new Promise((resolve) => setTimeout(resolve, payload.delayMs));
+        }
+        return true;
+      }
+      if (command === 'feed-key') {
+        const page = playwrightPage(session);
+        await cdpFor(page);
+        if (payload?.click) await page.mouse.click(Number(payload.click.x), Number(payload.click.y));
+        for (const key of payload?.keys ?? []) {
+          await page.keyboard.press(String(key));
+          if (payload?.delayMs) await new Promise((resolve) => setTimeout(resolve, payload.delayMs));
         }
         return true;
       }

@@ -1,0 +1,136 @@
+import { expect } from '@esm-bundle/chai';
+import { executeServerCommand } from '@web/test-runner-commands';
+import type { FeedControllerEvents } from '../../host/index.js';
+import { FeedReports, mountFeed, quiet, templateItems, type MountedFeed, type PagePoint } from './support/feed.js';
+import { sleep, waitUntil } from './support/probe.js';
+
+/** Real wheel turns at `at` (playwright's mouse.wheel, test/wtr/feed.mjs). */
+function wheel(at: PagePoint, deltas: number[], delayMs = 0): Promise<unknown> {
+  return executeServerCommand('feed-wheel', { ...at, deltas, delayMs });
+}
+
+/** Real key presses (playwright's keyboard), after a click at `click` when given. */
+function press(keys: string[], click?: PagePoint): Promise<unknown> {
+  return executeServerCommand('feed-key', { keys, click, delayMs: 20 });
+}
+
+describe('feed: the wheel and keys over a cross-origin template', () => {
+  let feed: MountedFeed | undefined;
+  let reports: FeedReports;
+  beforeEach(() => {
+    reports = new FeedReports();
+  });
+  afterEach(() => {
+    feed?.dispose();
+    feed = undefined;
+    reports.dispose();
+  });
+
+  const windowOf = (index: number): Window | null => feed?.controller.frameAt(index)?.iframe.contentWindow ?? null;
+  function collect<Name extends keyof FeedControllerEvents & string>(name: Name): FeedControllerEvents[Name][] {
+    const seen: FeedControllerEvents[Name][] = [];
+    feed!.controller.on(name, (payload) => seen.push(payload));
+    return seen;
+  }
+
+  it('the wheel over a template moves the feed, once per stream', async () => {
+    feed = mountFeed({ items: templateItems(4) });
+    const { controller } = feed;
+    // Wheel events the feed page itself gets: none, they hit the template's document.
+    let hostWheels = 0;
+    controller.viewport.addEventListener('wheel', () => hostWheels++);
+    await reports.waitFor('playback', 't0');
+    await quiet(controller);
+    // One notch over the template: only the template's document gets it, and it moves the feed.
+    await wheel(feed.at(0.5, 0.5), [60]);
+    await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+    expect(reports.of('wheel', 't0').length).to.equal(1);
+    expect(hostWheels).to.equal(0);
+    await reports.waitFor('playback', 't1');
+    await sleep(250); // the stream ends
+    // A stream of small deltas (a trackpad): summed until it is a step, then one step only.
+    // (Events during the snap may land on the feed page itself: the same stream there.)
+    await wheel(feed.at(0.5, 0.5), [-15, -15, -15, -15, -15, -15], 10);
+    await waitUntil(() => controller.index === 0, 'the feed to move back to item 0');
+    await sleep(250);
+    expect(controller.index).to.equal(0);
+    expect(reports.of('wheel', 't1').length).to.be.at.least(3);
+  });
+
+  it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {
+    feed = mountFeed({ items: [...templateItems(1, { keepWheel: 1 }), ...templateItems(1, {}, 1)] });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    await quiet(controller);
+    await wheel(feed.at(0.5, 0.5), [200]);
+    await reports.waitFor('wheel', 't0');
+    await sleep(150);
+    expect(controller.index).to.equal(0);
+  });
+
+  it('navigation keys pressed in a template move the feed; then the feed has the keyboard', async () => {
+    feed = mountFeed({ items: templateItems(4) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    await quiet(controller);
+    // A click gives the template the keyboard focus; its document gets the key.
+    await press(['ArrowDown'], feed.at(0.5, 0.5));
+    await waitUntil(() => controller.index === 1, 'ArrowDown to move the feed');
+    expect(reports.of('key', 't0').map((data) => data['key'])).to.deep.equal(['ArrowDown']);
+    // The feed took the focus: the next keys go to it, not to the template that left.
+    expect(document.activeElement).to.equal(controller.viewport);
+    await press(['j']);
+    await waitUntil(() => controller.index === 2, 'j to move the feed');
+    await press(['k', 'PageUp']);
+    await waitUntil(() => controller.index === 0, 'k and PageUp to move the feed back');
+    await waitUntil(() => controller.statusAt(0) === 'loaded', 't0 loaded again');
+    // Settled (the click must land on t0, not on a template passing by).
+    await waitUntil(() => Math.round(feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top) === 0, 'the snap to settle');
+    // Other keys stay with the template.
+    await press(['x', 'ArrowRight'], feed.at(0.5, 0.5));
+    await reports.waitFor('key', 't0', 3);
+    await sleep(100);
+    expect(controller.index).to.equal(0);
+  });
+
+  it('checks forwarded wheel and key events at the door, and only after load()', async () => {
+    feed = mountFeed({ items: [...templateItems(1), ...templateItems(1, { load: 'never' }, 1)], loadTimeoutMs: 5_000 });
+    const { controller } = feed;
+    const errors = collect('error');
+    await reports.waitFor('playback', 't0');
+    const raw = async (index: number, method: string, ...args: unknown[]): Promise<string | undefined> => {
+      const reply = await reports.command(windowOf(index), 'raw', method, args);
+      return reply.ok ? 'ok' : (reply.value as { code?: string }).code;
+    };
+    expect(await raw(0, 'wheel', { deltaX: 0, deltaY: Number.NaN, deltaMode: 0, timeStamp: 1 })).to.equal('INVALID_ARGUMENT');
+    expect(await raw(0, 'wheel', { deltaX: 0, deltaY: 10, deltaMode: 7, timeStamp: 1 })).to.equal('INVALID_ARGUMENT');
+    expect(await raw(0, 'wheel', 'down')).to.equal('INVALID_ARGUMENT');
+    expect(await raw(0, 'key', { key: 'Enter' })).to.equal('INVALID_ARGUMENT');
+    expect(await raw(0, 'key', { key: 'toString' })).to.equal('INVALID_ARGUMENT');
+    expect(await raw(0, 'key', null)).to.equal('INVALID_ARGUMENT');
+    expect(controller.index).to.equal(0);
+    // t1 has not called load(): nothing it forwards is taken.
+    await reports.waitFor('loaded', 't1');
+    expect(await raw(1, 'key', { key: 'ArrowDown' })).to.equal('INVALID_ARGUMENT');
+    expect(await raw(1, 'wheel', { deltaX: 0, deltaY: 500, deltaMode: 0, timeStamp: 1 })).to.equal('INVALID_ARGUMENT');
+    expect(errors.every(({ error }) => error.code === 'INVALID_ARGUMENT')).to.equal(true);
+    expect(errors.length).to.equal(8);
+    expect(controller.index).to.equal(0);
+    // A well-formed key from the loaded template moves the feed.
+    expect(await raw(0, 'key', { key: 'ArrowDown' })).to.equal('ok');
+    expect(controller.index).to.equal(1);
+  });
+
+  it('rate limits forwarded wheel and keys like touches', async () => {
+    feed = mountFeed({ items: templateItems(3), touchRateLimit: { burst: 4, perSecond: 0.001 } });
+    const errors = collect('error');
+    await reports.waitFor('playback', 't0');
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 6; i++) {
+      const reply = await reports.command(windowOf(0), 'raw', i % 2 ? 'key' : 'wheel', [i % 2 ? { key: 'k' } : { deltaX: 0, deltaY: -1, deltaMode: 0, timeStamp: i }]);
+      codes.push(reply.ok ? 'ok' : (reply.value as { code?: string }).code);
+    }
+    expect(codes).to.deep.equal(['ok', 'ok', 'ok', 'ok', 'RATE_LIMITED', 'RATE_LIMITED']);
+    expect(errors.map(({ error }) => error.code)).to.deep.equal(['RATE_LIMITED']);
+  });
+});

@@ -1,0 +1,160 @@
+// Helpers for the scale-out tests: a real redis-server (Debian's package) on a
+// free loopback port, and signaling nodes as child processes
+// (`node --import tsx signaling/bin.ts --redis …`), killable with SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PROJECT, TOKEN } from './signaling-support.js';
+
+export const REDIS_SERVER = process.env['REDIS_SERVER'] ?? '/usr/bin/redis-server';
+/** Why the Redis tests are skipped, or false: CI installs redis-server (.ci/run), so only a bare machine skips. */
+export const skipRedis: string | false = existsSync(REDIS_SERVER) ? false : `${REDIS_SERVER} is missing (apt-get install redis-server; .ci/run does it)`;
+/** The server key every node shares (resume tokens, user tokens, sealed secrets). */
+export const SHARED_KEY = Buffer.alloc(32, 42).toString('base64');
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${what}: no "${pattern}" within ${timeoutMs} ms; output: ${seen.slice(-2000)}`)), timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      seen += String(chunk);
+      const match = pattern.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(match);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code ?? signal}) before "${pattern}"; output: ${seen.slice(-2000)}`));
+    });
+  });
+}
+
+/** A redis-server without persistence in a throwaway directory; `restart()` brings it back empty on the same port. */
+export class RedisProcess {
+  child: ChildProcess | null = null;
+  readonly dir = mkdtempSync(join(tmpdir(), 'platform-redis-'));
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  static async start(): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort());
+    await redis.#spawn();
+    return redis;
+  }
+
+  async #spawn(): Promise<void> {
+    const child = spawn(REDIS_SERVER, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, '--protected-mode', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    await waitForLine(child, /Ready to accept connections/, 'redis-server');
+  }
+
+  /** Kills Redis (SIGKILL: no goodbye to its clients). */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.kill();
+    await this.#spawn();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** One signaling node in its own process. */
+export class NodeProcess {
+  constructor(
+    readonly id: string,
+    readonly child: ChildProcess,
+    readonly url: string,
+    readonly dataDir: string,
+    readonly output: string[],
+  ) {}
+
+  static async start(redisUrl: string, id: string, extra: readonly string[] = []): Promise<NodeProcess> {
+    const dataDir = mkdtempSync(join(tmpdir(), `platform-node-${id}-`));
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'signaling/bin.ts',
+        '--redis',
+        redisUrl,
+        '--node-id',
+        id,
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--project',
+        `${PROJECT}:${TOKEN}`,
+        '--secret-key',
+        SHARED_KEY,
+        '--data-dir',
+        dataDir,
+        '--max-events-per-second',
+        '1000',
+        ...extra,
+      ],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output: string[] = [];
+    child.stderr?.on('data', (chunk: Buffer) => output.push(String(chunk)));
+    const match = await waitForLine(child, /platform-kit signaling: (http:\/\/\S+)/, `node ${id}`);
+    return new NodeProcess(id, child, match[1]!, dataDir, output);
+  }
+
+  /** kill -9. */
+  async kill9(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
