@@ -101,6 +101,7 @@ export interface AttachOptions {
 /** The values and state of one remix. */
 export class RemixSession {
   #customization: BuiltCustomization | null;
+  readonly #typeCache = new Map<string, VccType | undefined>();
   #overrides: ValueOverrides;
   #editorAttributes: EditorAttributes;
   #remixing: boolean;
@@ -156,7 +157,11 @@ export class RemixSession {
 
   /** The parsed VCC type at `path`, when the template defines one. */
   typeAt(path: readonly string[]): VccType | undefined {
-    return this.#customization ? findVccType(this.#customization, path) : undefined;
+    if (!this.#customization) return undefined;
+    // Parsed once per path: every value the guest sets is checked against its type.
+    const cacheKey = `${path[0] ?? ''}\u0000${path[1] ?? ''}`;
+    if (!this.#typeCache.has(cacheKey)) this.#typeCache.set(cacheKey, findVccType(this.#customization, path));
+    return this.#typeCache.get(cacheKey);
   }
 
   /** Whether the session is in remix mode (false: preview). */
@@ -188,11 +193,12 @@ export class RemixSession {
     const checkedPath = assertVccPath(path);
     const source = options.source ?? 'host';
     const stored = this.#apply(checkedPath, value, source);
-    this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(stored), source });
+    // Frames first: the template's onValueChanged is the latency that matters; the editor's own listeners can follow.
     for (const frame of this.#frames) {
       if (frame === options.skipFrame) continue;
       this.#notify(frame, 'valueChanged', checkedPath, stored);
     }
+    this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(stored), source });
   }
 
   /** Enters or leaves remix mode; the guest's onSetRemixing hears it. */
@@ -284,6 +290,7 @@ export class RemixSession {
       .then((described) => {
         if (this.#customization) return;
         this.#customization = parseBuiltCustomization(described);
+        this.#typeCache.clear();
         this.#events.emit('customization', this.#customization);
       })
       .catch((error: unknown) => this.#report(error));
@@ -291,7 +298,7 @@ export class RemixSession {
 
   #setFromGuest(frame: TemplateFrame, path: unknown, value: unknown, skipUpdate: unknown): void {
     try {
-      this.setValue(assertVccPath(path), value, { source: 'guest', ...(skipUpdate === true ? { skipFrame: frame } : {}) });
+      this.setValue(path as readonly string[], value, { source: 'guest', ...(skipUpdate === true ? { skipFrame: frame } : {}) });
     } catch (error) {
       const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', String(error));
       this.#events.emit('refusedvalue', { path, error: coded });
@@ -304,6 +311,7 @@ export class RemixSession {
     const [scope, key, ...rest] = path;
     if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a value path needs at least [scope, key]');
     if (source === 'guest' && PREDEFINED_SCOPES.has(scope)) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
+    // One copy: the caller keeps no reference into the session's state.
     const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
     const entry = rest.length === 0 ? checked : writeInside(this.get([scope, key]), rest, checked);
     const type = this.typeAt([scope, key]);
