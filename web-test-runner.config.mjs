@@ -3,7 +3,8 @@
 // http://127.0.0.1:PORT, a second origin, so every iframe boundary is real.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { CHROMIUM_FLAGS, chromiumPath } from './test/chromium.mjs';
 
 // Each suite that needs a server or a command in Node adds a module to
 // test/wtr/ that default-exports a list of plugins; they are all loaded here.
@@ -13,18 +14,7 @@ for (const file of readdirSync(new URL('./test/wtr/', import.meta.url)).filter((
   suitePlugins.push(...module.default);
 }
 
-const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-ui-for-media-stream',
-  '--allow-loopback-in-peer-connection',
-];
+const executablePath = chromiumPath;
 
 export default {
   files: ['test/browser/**/*.test.ts'],

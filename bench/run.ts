@@ -25,24 +25,13 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_FLAGS, chromiumPath } from '../test/chromium.mjs';
 import type { BenchContext, BenchModule, BenchOptions, BenchServer, TargetCheck } from './support/bench.js';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const rootDir = resolve(benchDir, '..');
 const SUFFIX = '.bench.ts';
 
-/** The flags the browser tests use (TESTING.md): they work as root and on a loopback-only host. */
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-ui-for-media-stream',
-  '--allow-loopback-in-peer-connection',
-];
 
 function parseOptions(argv: readonly string[]): BenchOptions {
   const filters: string[] = [];
@@ -152,9 +141,9 @@ async function main(): Promise<number> {
     },
     browser() {
       started.browser ??= chromium.launch({
-        executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+        ...(chromiumPath === undefined ? {} : { executablePath: chromiumPath }),
         headless: true,
-        args: CHROMIUM_FLAGS,
+        args: [...CHROMIUM_FLAGS],
       });
       return started.browser;
     },

@@ -3,23 +3,15 @@
  * free port with a temporary data folder) and the Debian Chromium through
  * playwright-core, with the flags of web-test-runner.config.mjs.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { startDemo, type DemoServer } from '../../demo/server.js';
+import { CHROMIUM_FLAGS as BASE_CHROMIUM_FLAGS, chromiumPath } from '../chromium.mjs';
 
 export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-ui-for-media-stream',
-  '--allow-loopback-in-peer-connection',
+  ...BASE_CHROMIUM_FLAGS,
   // The radio plays as soon as it is in focus, as after a viewer's first swipe on a phone.
   '--autoplay-policy=no-user-gesture-required',
 ];
@@ -39,7 +31,7 @@ export interface Rig {
 export async function startRig(): Promise<Rig> {
   const dataDir = await mkdtemp(join(tmpdir(), 'platform-kit-e2e-'));
   let demo = await startDemo({ port: 0, dataDir, logLevel: 'warn' });
-  const executablePath = process.env['CHROMIUM_PATH'] ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+  const executablePath = chromiumPath;
   const browser = await chromium.launch({ headless: true, args: CHROMIUM_FLAGS, ...(executablePath ? { executablePath } : {}) });
   const contexts: BrowserContext[] = [];
   return {
