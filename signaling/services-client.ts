@@ -17,7 +17,8 @@ export const DEFAULT_SERVICES_TIMEOUT_MS = 10_000;
 
 /** The services' base URL (no trailing slash); INVALID_ARGUMENT when none is configured. */
 export function resolveServicesUrl(url: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const chosen = url ?? env[SERVICES_URL_ENV] ?? env[DISPATCH_URL_ENV];
+  // PLATFORM_DISPATCH_URL may list several nodes (comma separated): any of them serves the services.
+  const chosen = url ?? env[SERVICES_URL_ENV] ?? env[DISPATCH_URL_ENV]?.split(',')[0]?.trim();
   if (chosen === undefined || chosen === '') {
     throw new PlatformError('INVALID_ARGUMENT', `no services URL: pass { url }, or set ${SERVICES_URL_ENV} or ${DISPATCH_URL_ENV}`);
   }

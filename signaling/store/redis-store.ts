@@ -366,6 +366,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
   const listeners = new Map<string, Set<ShardListener>>(); // by channel
   const subscribed = new Set<string>(); // channels this node wants
   const held = new Map<string, Held>(); // by "P\nshard\nclient"
+  const pendingLeaves = new Set<string>(); // leaves Redis missed while out of reach
   let command: Redis | undefined;
   let subscriber: Redis | undefined;
   let closed = false;
@@ -484,6 +485,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
 
   async function beat(): Promise<void> {
     const missing = (await run(SCRIPTS.renew, [prefix, node, leaseMs])) === 1;
+    for (const ref of [...pendingLeaves]) {
+      const [projectId = '', shardName = '', clientId = ''] = ref.split('\n');
+      if (!held.has(ref) && (await run(SCRIPTS.leave, [prefix, projectId, shardName, clientId, node])) === 1) presenceRemove(projectId, shardName, clientId);
+      pendingLeaves.delete(ref);
+    }
     if (missing && held.size > 0) await rebuild();
     const nodes = await read((redis) => redis.smembers(`${prefix}nodes`));
     for (const other of nodes) if (other !== node) await sweepNode(other, false);
@@ -576,8 +582,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
     },
 
     async leave(projectId, shardName, clientId) {
-      held.delete(refOf(projectId, shardName, clientId));
-      return (await run(SCRIPTS.leave, [prefix, projectId, shardName, clientId, node])) === 1;
+      const ref = refOf(projectId, shardName, clientId);
+      held.delete(ref);
+      try {
+        return (await run(SCRIPTS.leave, [prefix, projectId, shardName, clientId, node])) === 1;
+      } catch (error) {
+        // Redis out of reach: the next lease renewal that gets through removes it (else it would stay, as this node lives on).
+        if (error instanceof PlatformError && error.code === 'UNAVAILABLE') pendingLeaves.add(ref);
+        throw error;
+      }
     },
 
     async update(projectId, shardName, clientId, patch: MemberPatch) {

@@ -10,7 +10,8 @@ import { PlatformBackend } from '../../signaling/index.js';
 import { NodeProcess, RedisProcess, skipRedis } from './redis-support.js';
 import { PROJECT, Raw, sleep, TOKEN, waitFor, type Frame } from './signaling-support.js';
 
-const LEASE_MS = 1_500;
+// Short so the kill -9 test runs fast; long enough that a node stalled by a loaded CI machine is not taken for dead.
+const LEASE_MS = 3_000;
 
 function client(urls: string | readonly string[]) {
   return new PlatformBackend.Dispatch({ projectId: PROJECT, projectToken: TOKEN, url: urls, reconnectInitialDelayMs: 100 });
@@ -243,3 +244,31 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
 function controlOf(url: string): string {
   return url.replace(/^http/, 'ws') + '/dispatch';
 }
+
+describe('the embedded default', () => {
+  it('never loads ioredis: one process, in memory', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const script = `
+      import { createRequire } from 'node:module';
+      import { createSignalingServer, PlatformBackend } from './signaling/index.ts';
+      const server = createSignalingServer({ port: 0, host: '127.0.0.1', projects: { demo: 'token' }, secretKey: Buffer.alloc(32, 1), dataDir: process.argv[1] });
+      await server.ready;
+      const client = new PlatformBackend.Dispatch({ projectId: 'demo', projectToken: 'token', url: server.url });
+      await client.connect();
+      await client.disconnect();
+      await server.close();
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('/ioredis/'));
+      console.log(JSON.stringify(loaded));
+    `;
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'platform-embedded-'));
+    try {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+      assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
