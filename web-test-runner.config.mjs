@@ -21,6 +21,8 @@ export default {
   nodeResolve: true,
   hostname: 'localhost',
   concurrency: 1,
+  // Lit announces its development build in every page; the tests run it on purpose (more checks), so the line is noise.
+  filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && args[0].startsWith('Lit is in dev mode')),
   testFramework: { config: { timeout: 20000 } },
   browserStartTimeout: 60000,
   testsStartTimeout: 60000,
