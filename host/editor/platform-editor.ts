@@ -219,7 +219,8 @@ export class PlatformEditor extends LitElement {
       max-width: min(360px, calc(100vw - 16px));
       max-height: calc(100vh - 16px);
       overflow: auto;
-      padding: 10px 12px;
+      /* Room on the right for the close button beside the control's label. */
+      padding: 10px 40px 10px 12px;
       color: inherit;
       background: var(--platform-editor-overlay-bg, #fff);
       border: 1px solid var(--platform-editor-border, #d4d4da);
@@ -227,11 +228,9 @@ export class PlatformEditor extends LitElement {
       box-shadow: var(--platform-editor-overlay-shadow, 0 8px 28px rgb(0 0 0 / 0.18));
     }
     .overlay header {
-      display: flex;
-      justify-content: space-between;
-      align-items: center;
-      gap: 8px;
-      margin-bottom: 6px;
+      position: absolute;
+      top: 6px;
+      right: 6px;
     }
     .overlay header h2 {
       font-size: 0.95em;
@@ -515,7 +514,7 @@ export class PlatformEditor extends LitElement {
       popover="manual"
       role="dialog"
       aria-modal="false"
-      aria-labelledby="overlay-title"
+      aria-label=${label}
       data-path=${pathKey(open.valuePath)}
       style="left: 0; top: 0; visibility: hidden"
       @platform-control-change=${this.#onControlChange}
@@ -523,7 +522,7 @@ export class PlatformEditor extends LitElement {
       @platform-control-commit=${this.#onCommit}
     >
       <header>
-        <h2 id="overlay-title">${label}</h2>
+        <!-- The control shows its own label; a second visible title would repeat it. -->
         <button class="close" type="button" aria-label=${`Close ${label}`} @click=${() => this.closeControl()}>✕</button>
       </header>
       ${this.#renderFieldControl(session, open.valuePath, open.field, open.type, false)}

@@ -79,7 +79,7 @@ describe('<platform-editor> control overlay', () => {
     await setViewport({ width: 320, height: 300 });
     try {
       harness = await mountEditor({ type: 'instant' });
-      await harness.probe.command('presentControl', ['content', 'author'], { position: { x: 160, y: 120 } });
+      await harness.probe.command('presentControl', ['content', 'author'], { position: { x: 160, y: 80 } });
       const rect = await opened(harness, ['content', 'author']);
       expect(harness.editor.overlayPlacement?.clampedY).to.equal(true);
       expect(rect.left).to.be.at.least(0);
