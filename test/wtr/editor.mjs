@@ -70,7 +70,12 @@ export default [
         // One command for both: the chooser must be awaited before the key, as playwright documents.
         const page = playwrightPage(session);
         const { name, mimeType, text } = payload ?? {};
+        // A page in a background tab gets no user activation from a key press, and then no chooser opens.
+        await page.bringToFront();
         const chooser = page.waitForEvent('filechooser', { timeout: 5000 });
+        // Listening makes playwright turn on file-chooser interception with a DevTools command it does not
+        // await; a round trip on the same session lands after it, so the chooser cannot open un-intercepted.
+        await page.evaluate(() => 0);
         await page.keyboard.press('Enter');
         await (await chooser).setFiles({ name: String(name), mimeType: String(mimeType), buffer: Buffer.from(String(text ?? '')) });
         return true;
