@@ -1,4 +1,4 @@
-// VccMiddleware in a real Express 5 app over real HTTP: remix values and
+// VccMiddleware in real Express 5 and Express 4 apps over real HTTP: remix values and
 // credentials from signed headers only, interleaved remixes kept apart,
 // forged, unsigned, expired and misaddressed headers ignored, process.env untouched.
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import express from 'express';
+import express4 from 'express4';
 import { signRemixContext, VCC_HEADER, ed25519KeyPair, type RemixContext } from '../../signaling/services/vcc-headers.js';
 import { createVccMiddleware, type PlatformLocals } from '../../signaling/vcc-middleware.js';
 import { makeTemplate, type TempTemplate } from './cli-support.js';
@@ -14,7 +15,14 @@ import { REMIX, sleep, startServices, TEMPLATE, type Harness } from './services-
 
 const ENV = { PLATFORM_PROJECT_ID: TEMPLATE.id, PLATFORM_PROJECT_TOKEN: TEMPLATE.token } as const;
 
-describe('VccMiddleware with Express 5', () => {
+// The same suite on both majors the issue names: Express 4 is installed as the alias `express4`.
+const EXPRESS_MAJORS = [
+  ['Express 5', express],
+  ['Express 4', express4 as unknown as typeof express],
+] as const;
+
+for (const [expressName, createApp] of EXPRESS_MAJORS) {
+describe(`VccMiddleware with ${expressName}`, () => {
   let services: Harness;
   let template: TempTemplate;
   let server: Server;
@@ -32,7 +40,7 @@ describe('VccMiddleware with Express 5', () => {
         { key: 'api', fields: [{ key: 'key', type: 'secret' }] },
       ],
     });
-    const app = express();
+    const app = createApp();
     // The public key as a template backend gets it: from the services, as PLATFORM_VCC_PUBLIC_KEY would hold it.
     const { publicKey } = (await (await fetch(`${services.url}/services/vcc/public-key`)).json()) as { publicKey: string };
     app.use(createVccMiddleware({ root: template.root, env: ENV, publicKey }));
@@ -140,7 +148,7 @@ describe('VccMiddleware with Express 5', () => {
 
   it('works without a configured key (remix headers are then ignored)', async () => {
     const middleware = createVccMiddleware({ customization: { version: 1, values: { card: { title: 'Built' } }, editor: [] }, env: ENV });
-    const app = express();
+    const app = createApp();
     app.use(middleware);
     app.get('/', (_req, res) => res.json(res.locals));
     const plain = await new Promise<Server>((resolve) => {
@@ -158,3 +166,4 @@ describe('VccMiddleware with Express 5', () => {
     }
   });
 });
+}
