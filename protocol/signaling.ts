@@ -11,12 +11,27 @@
  *
  * The handshake, written down:
  * 1. The client opens `ws(s)://server/dispatch` (no secret in the URL) and
- *    sends `join` first. A backend client puts its project token in that
- *    frame; a browser client names only its project.
+ *    joins, in one of two ways:
+ *    - in the WebSocket handshake (v2, one round trip): it offers the
+ *      subprotocols {@link CONTROL_SUBPROTOCOL} and `platform-kit.join.<the
+ *      join message, JSON, base64url>` ({@link encodeHandshakeJoin}); the
+ *      server selects the first and answers `joined` right behind its 101,
+ *      in the same write, as PeerServer answers `OPEN`. Why a subprotocol: it
+ *      is the one header a browser lets a page set, and a header, unlike the
+ *      URL, is not written to access logs (Kubernetes carries bearer tokens
+ *      the same way). A join too large for a header, or one carrying a
+ *      project token (a long-lived secret), goes the other way;
+ *    - as the first frame, once the socket is open (v1, and v2 when the join
+ *      did not fit in the handshake). A backend client puts its project
+ *      token in that frame; a browser client names only its project.
  * 2. The server places the client in a shard atomically (named, or one with
  *    room, or a new one), answers `joined` with the client id, the shard, the
  *    whole presence list, the limits and a resume token, then tells the other
- *    members with a `presence` frame.
+ *    members with a `presence` frame. Presence is coalesced: the changes of
+ *    one shard within one turn of the server's event loop leave as one frame
+ *    (`op: 'batch'`, v2 clients; a v1 client gets them one frame each), and
+ *    always before any later event of that shard, so a member is listed
+ *    before its first event arrives.
  * 3. The client syncs its clock with `ping`/`pong` (NTP style: the sample with
  *    the smallest round trip wins) and keeps pinging as a heartbeat.
  * 4. A client whose socket dropped sends `join` again with `resume`; within
@@ -26,8 +41,24 @@
 import { isErrorCode, type SerializedError } from './errors.js';
 import type { PlainData } from './data.js';
 
-/** Version of this wire. A server refuses a `join` of another version with `UNSUPPORTED`. */
-export const SIGNALING_VERSION = 1;
+/**
+ * Version of this wire. v2 adds the join in the WebSocket handshake and
+ * batched presence (`op: 'batch'`). A server refuses a `join` of a version
+ * outside {@link MIN_SIGNALING_VERSION}..{@link SIGNALING_VERSION} with `UNSUPPORTED`.
+ */
+export const SIGNALING_VERSION = 2;
+/** Oldest version a server still speaks: v1 clients join by frame and get presence one change per frame. */
+export const MIN_SIGNALING_VERSION = 1;
+/** The subprotocol a v2 server selects when a client joins in the handshake. */
+export const CONTROL_SUBPROTOCOL = 'platform-kit.v2';
+/** Prefix of the subprotocol that carries the join message (base64url of its JSON). */
+export const JOIN_SUBPROTOCOL_PREFIX = 'platform-kit.join.';
+/**
+ * Longest join subprotocol, in characters. Node servers refuse request
+ * headers over 16 KiB in all; a join larger than this (a large `userInfo`)
+ * is sent as the first frame instead.
+ */
+export const MAX_HANDSHAKE_JOIN_CHARS = 6 * 1024;
 
 /** Path of the control WebSocket. */
 export const CONTROL_PATH = '/dispatch';
@@ -221,10 +252,16 @@ export interface EventMessage {
   readonly payload: EventPayload;
   readonly ts: number;
 }
-/** A presence change in the shard. */
-export type PresenceMessage =
+/** One presence change in the shard. */
+export type PresenceChange =
   | { readonly type: 'presence'; readonly op: 'add' | 'update'; readonly member: MemberWire }
   | { readonly type: 'presence'; readonly op: 'remove'; readonly clientId: string };
+/**
+ * Presence: one change, or (v2) several changes of one turn of the server's
+ * event loop, to apply in order; the client notifies its listeners once,
+ * with the list after the last one.
+ */
+export type PresenceMessage = PresenceChange | { readonly type: 'presence'; readonly op: 'batch'; readonly changes: readonly PresenceChange[] };
 /** Answer to `info`. */
 export interface InfoMessage {
   readonly type: 'info';
@@ -337,6 +374,13 @@ function isMember(value: unknown): value is MemberWire {
   );
 }
 
+function isPresenceChange(value: unknown): value is PresenceChange {
+  if (!isObject(value) || value['type'] !== 'presence') return false;
+  const op = value['op'];
+  if (op === 'remove') return isId(value['clientId']);
+  return (op === 'add' || op === 'update') && isMember(value['member']);
+}
+
 /**
  * Checks a server frame (already parsed). Clients trust their server less
  * than fully: a malformed frame is dropped, not acted on.
@@ -356,9 +400,11 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
     case 'pong':
       return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
     case 'presence': {
-      const op = value['op'];
-      if (op === 'remove') return isId(value['clientId']) ? (value as unknown as PresenceMessage) : null;
-      return (op === 'add' || op === 'update') && isMember(value['member']) ? (value as unknown as PresenceMessage) : null;
+      if (value['op'] === 'batch') {
+        const changes = value['changes'];
+        return Array.isArray(changes) && changes.length > 0 && changes.every(isPresenceChange) ? (value as unknown as PresenceMessage) : null;
+      }
+      return isPresenceChange(value) ? value : null;
     }
     case 'joined': {
       const limits = value['limits'];
@@ -410,6 +456,53 @@ export function parsePeerFrame(text: unknown): PeerEventFrame | null {
     ? (value as unknown as PeerEventFrame)
     : null;
 }
+
+// ─── join in the handshake (v2) ────────────────────────────────────────────
+
+/**
+ * The subprotocols that carry `join` in the WebSocket handshake
+ * (`[CONTROL_SUBPROTOCOL, 'platform-kit.join.<base64url JSON>']`), or `null`
+ * when this join must go as the first frame instead: it carries a project
+ * token (a long-lived secret stays out of every header), or it is longer
+ * than {@link MAX_HANDSHAKE_JOIN_CHARS}.
+ */
+export function encodeHandshakeJoin(join: JoinMessage): readonly string[] | null {
+  if (join.projectToken !== undefined) return null;
+  const bytes = new TextEncoder().encode(JSON.stringify(join));
+  if (bytes.length > (MAX_HANDSHAKE_JOIN_CHARS / 4) * 3) return null;
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  const encoded = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return [CONTROL_SUBPROTOCOL, JOIN_SUBPROTOCOL_PREFIX + encoded];
+}
+
+/**
+ * The join a client offered in its handshake (`Sec-WebSocket-Protocol`):
+ * `undefined` when it offered none, `null` when the offer is malformed (not
+ * base64url JSON, not a valid `join`). Never throws. `decodeBase64Url` turns
+ * base64url into text (the server passes Node's Buffer: `atob` costs more
+ * than the rest of a join).
+ */
+export function parseHandshakeJoin(header: unknown, decodeBase64Url: (encoded: string) => string): JoinMessage | null | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || header.length > MAX_HANDSHAKE_JOIN_CHARS + 256) return null;
+  const at = header.indexOf(JOIN_SUBPROTOCOL_PREFIX);
+  if (at < 0) return undefined;
+  const end = header.indexOf(',', at);
+  const offered = header.slice(at + JOIN_SUBPROTOCOL_PREFIX.length, end < 0 ? header.length : end).trim();
+  if (!BASE64URL_PATTERN.test(offered)) return null;
+  let text: string;
+  try {
+    text = decodeBase64Url(offered);
+  } catch {
+    // Not base64url: the caller answers INVALID_MESSAGE, like a malformed frame.
+    return null;
+  }
+  const message = parseClientMessage(parseJsonObject(text));
+  return message?.type === 'join' ? message : null;
+}
+
+const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** The clock both sides use: ms since the epoch with sub-ms resolution, monotonic within a page or process. */
 export function preciseNow(): number {

@@ -64,7 +64,8 @@ function readString(value: unknown): string | undefined {
  * A backend member of a shard. `new PlatformBackend.Dispatch({ res })` takes
  * the project from the response (VccMiddleware), else from the options, else
  * from `PLATFORM_PROJECT_ID`/`PLATFORM_PROJECT_TOKEN`. The project token goes
- * in the first frame of the socket, never in the URL.
+ * in the first frame of the socket, never in the URL or a header (so a
+ * backend never joins in the handshake: one round trip more per connection).
  */
 export class Dispatch {
   readonly #session: DispatchSession;
@@ -85,7 +86,8 @@ export class Dispatch {
       projectId,
       projectToken,
       kind: 'backend',
-      createSocket: (target) => new WebSocket(target, { perMessageDeflate: false }) as unknown as SocketLike,
+      // A backend's join carries its project token, so it never rides in the handshake (protocols stay empty).
+      createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
       ...(configuration.maxQueuedEvents !== undefined ? { maxQueuedEvents: configuration.maxQueuedEvents } : {}),
       ...(configuration.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: configuration.reconnectInitialDelayMs } : {}),
       ...(configuration.clockSkewMs !== undefined ? { clockSkewMs: configuration.clockSkewMs } : {}),
@@ -116,7 +118,14 @@ export class Dispatch {
   on(eventName: string, callback: MessageHandlerCallback): () => void {
     return this.#session.on(eventName, callback);
   }
-  /** Listens to the shard's presence (also available on the backend). Returns the unsubscribe function. */
+  /**
+   * Listens to the shard's presence (also available on the backend). Returns the unsubscribe function.
+   * Fires on connect, disconnect, `setUserInfo` and `identify` of any member,
+   * with the whole list. Changes that reach this client together (the server
+   * coalesces a shard's presence per turn and, in a burst, per
+   * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
+   * the last of them. A member is always listed before its first event arrives.
+   */
   onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
     return this.#session.onConnectedClientsChanged(callback);
   }

@@ -22,11 +22,12 @@ import { resolve as resolvePath } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { utf8Length } from '../protocol/data.js';
 import { isPlatformError, PlatformError, serializeError, type ErrorCode } from '../protocol/errors.js';
 import {
   CONTROL_PATH,
+  CONTROL_SUBPROTOCOL,
   DEFAULT_MAX_CONNECTIONS_PER_SHARD,
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -34,11 +35,14 @@ import {
   isShardName,
   MAX_CONNECTIONS_PER_SHARD_LIMIT,
   MAX_USER_INFO_BYTES,
+  MIN_SIGNALING_VERSION,
   parseClientMessage,
+  parseHandshakeJoin,
   parseJsonObject,
   PEERJS_PATH,
   preciseNow,
   SIGNALING_VERSION,
+  type ClientMessage,
   type EmitMessage,
   type EventPayload,
   type JoinMessage,
@@ -155,6 +159,19 @@ export interface SignalingServerOptions {
   readonly limits?: Partial<SignalingLimits>;
   /** Ping interval of every socket; a socket silent for two intervals is removed. Default 10,000 ms (so within 30 s). */
   readonly heartbeatIntervalMs?: number;
+  /**
+   * Presence coalescing. A shard's presence changes (joins, leaves,
+   * `setUserInfo`, `identify`) of one turn of the event loop always leave as
+   * one frame. After a shard's presence was sent, its next changes wait up
+   * to this long and leave together: a burst (a shard filling up) costs each
+   * member a frame per window instead of one per join. A v2 client gets one
+   * `op: 'batch'` frame, applies its changes in order and fires
+   * `onConnectedClientsChanged` once with the latest list; a v1 client gets
+   * the same changes one frame each. A shard's waiting changes always leave
+   * before its next event, so a member is listed before its first event
+   * arrives. 0: per turn only. Default 25 ms.
+   */
+  readonly presenceIntervalMs?: number;
   /** How long a dropped client keeps its id and place in its shard. Default 30,000 ms. */
   readonly reconnectGraceMs?: number;
   /** A socket that has not joined within this is closed. Default 10,000 ms. */
@@ -213,13 +230,18 @@ const DEFAULT_LIMITS: SignalingLimits = {
 };
 
 /**
- * One control socket. Kept small (no closures per socket): 10,000 idle
- * clients must fit in 20 KB each, sockets included.
+ * One control socket. Kept small: 10,000 idle clients must fit in 20 KB each,
+ * sockets included, and in less than PeerServer's. No closures per socket
+ * (the socket's handlers are shared functions that find their connection
+ * through {@link ControlSocket.connection}), no timer per socket (one sweep
+ * for all), no buffer per socket.
  */
 class Connection {
   state: 'new' | 'joining' | 'joined' | 'offline' | 'closed' = 'new';
   alive = true;
   leaving = false;
+  /** Wire version of the client's join: v1 clients get presence one change per frame. */
+  version = SIGNALING_VERSION;
   projectId = '';
   shardName = '';
   clientId = '';
@@ -230,20 +252,88 @@ class Connection {
   maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
   /** Highest event seq received from this client. */
   lastSeq = 0;
-  eventTokens: number;
+  /** Tick of the presence clock when this connection joined its hub: it hears only later changes. */
+  attachedAt = 0;
+  // Rate limit buckets in thousandths of a token, stamped with {@link clock}: integers, which
+  // V8 keeps in the object itself, where fractional ms and tokens would be a boxed number each.
+  eventMilliTokens: number;
   eventStamp: number;
-  messageTokens: number;
+  messageMilliTokens: number;
   messageStamp: number;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
-    readonly socket: WebSocket,
+    readonly socket: ControlSocket,
+    /** {@link clock} when the socket opened. */
     readonly openedAt: number,
     limits: SignalingLimits,
   ) {
-    this.eventTokens = limits.maxEventsPerSecond * 2;
-    this.messageTokens = limits.maxMessagesPerSecond * 2;
+    this.eventMilliTokens = limits.maxEventsPerSecond * 2000;
+    this.messageMilliTokens = limits.maxMessagesPerSecond * 2000;
     this.eventStamp = this.messageStamp = openedAt;
   }
+}
+
+/**
+ * The control WebSocket, carrying its {@link Connection}: `ws` builds it
+ * (`WebSocketServer`'s `WebSocket` option). Each server subclasses it once
+ * and overrides `emit` to hand `message`, `close`, `pong` and `error` to its
+ * handlers: no listener is registered, so no closure, no WeakMap entry and
+ * no listener table per socket (an EventEmitter's `_events` is a
+ * null-prototype object, a dictionary: 256 bytes once it holds four
+ * listeners, as much as a third of what PeerServer spends per client).
+ */
+class ControlSocket extends WebSocket {
+  connection: Connection | null = null;
+}
+
+/** What a server does with its sockets' events. */
+interface ControlSocketHandlers {
+  message(connection: Connection, data: RawData, isBinary: boolean): void;
+  close(connection: Connection): void;
+}
+
+function controlSocketClass(handlers: ControlSocketHandlers): typeof ControlSocket {
+  return class extends ControlSocket {
+    // ws emits these four with at most two arguments; anything else (`ping`…) goes to EventEmitter as usual.
+    override emit(event: string | symbol, first?: unknown, second?: unknown): boolean {
+      if (event === 'error') {
+        // A protocol error (bad frame, over maxPayload): the socket goes, and `close` follows.
+        this.terminate();
+        return true;
+      }
+      const connection = this.connection;
+      if (connection === null) return super.emit(event, first, second);
+      switch (event) {
+        case 'message':
+          handlers.message(connection, first as RawData, second as boolean);
+          return true;
+        case 'pong':
+          connection.alive = true;
+          return true;
+        case 'close':
+          handlers.close(connection);
+          return true;
+        default:
+          return super.emit(event, first, second);
+      }
+    }
+  };
+}
+
+/** The part of a Node stream (net.Socket) the fan-out batching uses. */
+interface CorkableStream {
+  cork(): void;
+  uncork(): void;
+}
+
+/** A presence change waiting for the end of the event loop turn. */
+interface PendingPresence {
+  /** The serialized single-change `presence` frame. */
+  readonly frame: string;
+  /** The client that must not hear it (the joiner of an `add`, the leaver of a `remove`). */
+  readonly except: string | null;
+  /** Tick of the presence clock: connections attached later already have it in their `joined` list. */
+  readonly at: number;
 }
 
 interface Hub {
@@ -251,6 +341,20 @@ interface Hub {
   readonly key: string;
   readonly locals: Map<string, Connection>;
   unsubscribe: () => void;
+  /** Presence changes not sent yet (null: none). */
+  presence: PendingPresence[] | null;
+  /** Until then (performance.now()), a new presence change waits for the window timer; after, for the end of the turn. */
+  quietUntil: number;
+}
+
+const decodeBase64Url = (encoded: string): string => Buffer.from(encoded, 'base64url').toString('utf8');
+
+/** The `userInfo` of every member that set none: one frozen object, not one per member. */
+const NO_USER_INFO: EventPayload = Object.freeze({});
+
+function isEmpty(value: EventPayload): boolean {
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return false;
+  return true;
 }
 
 const toWire = (member: MemberRecord): MemberWire => ({
@@ -261,17 +365,24 @@ const toWire = (member: MemberRecord): MemberWire => ({
   peerId: member.peerId,
 });
 
-/** Takes a token from a bucket refilled at `rate` per second up to `2 × rate`; false when empty. */
+/** Whole ms since the process started (monotonic): a small integer for 12 days, then a boxed one (still right). */
+const clock = (): number => Math.floor(performance.now());
+
+/**
+ * Takes a token from a bucket refilled at `rate` per second up to `2 × rate`;
+ * false when empty. `now` is {@link clock}. Counted in thousandths of a
+ * token: `rate` per second is `rate` thousandths per ms, so it stays integer.
+ */
 function take(connection: Connection, which: 'event' | 'message', rate: number, now: number): boolean {
-  const tokensKey = which === 'event' ? 'eventTokens' : 'messageTokens';
+  const tokensKey = which === 'event' ? 'eventMilliTokens' : 'messageMilliTokens';
   const stampKey = which === 'event' ? 'eventStamp' : 'messageStamp';
-  const tokens = Math.min(rate * 2, connection[tokensKey] + ((now - connection[stampKey]) / 1000) * rate);
+  const tokens = Math.min(rate * 2000, connection[tokensKey] + (now - connection[stampKey]) * rate);
   connection[stampKey] = now;
-  if (tokens < 1) {
+  if (tokens < 1000) {
     connection[tokensKey] = tokens;
     return false;
   }
-  connection[tokensKey] = tokens - 1;
+  connection[tokensKey] = tokens - 1000;
   return true;
 }
 
@@ -316,6 +427,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 10_000;
   const reconnectGraceMs = options.reconnectGraceMs ?? 30_000;
   const joinTimeoutMs = options.joinTimeoutMs ?? 10_000;
+  const presenceIntervalMs = options.presenceIntervalMs ?? 25;
+  if (!(presenceIntervalMs >= 0 && presenceIntervalMs <= 60_000)) throw new PlatformError('INVALID_CONFIG', 'presenceIntervalMs is 0 to 60,000 ms');
   const meshMaxMembers = options.meshMaxMembers ?? 16;
   // Resume tokens carry this: a client back after a restart is told apart from one whose grace ran out.
   const bootId = randomBytes(6).toString('base64url');
@@ -328,7 +441,14 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     heartbeatIntervalMs,
   };
 
-  const connections = new Set<Connection>();
+  // Open control sockets: those not joined (yet) here, the joined ones in their hub's `locals`
+  // (no second set of 10,000 entries), the count beside.
+  const unjoined = new Set<Connection>();
+  let connectionCount = 0;
+  function* liveConnections(): Generator<Connection> {
+    yield* unjoined;
+    for (const hub of hubs.values()) yield* hub.locals.values();
+  }
   const hubs = new Map<string, Hub>();
   /** Clients within their grace period, by `project\0shard\0client`. */
   const offline = new Map<string, Connection>();
@@ -359,7 +479,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       socket.terminate();
       return;
     }
-    cork(socket);
+    corkStream((socket as unknown as { _socket?: CorkableStream })._socket);
     socket.send(frame, { binary: false });
     counters.deliveries++;
   }
@@ -368,23 +488,103 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   // uncorked once after it (setImmediate runs after the turn's I/O callbacks), so a recipient of
   // many events gets them in one write syscall instead of one each. ws exposes no cork of its
   // own; its underlying net.Socket (`_socket`) is the documented Node stream that has one.
-  const corked = new Set<{ cork(): void; uncork(): void }>();
-  let uncorkScheduled = false;
-  function cork(socket: WebSocket): void {
-    const stream = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+  // A socket being upgraded is corked too: its 101 and the `joined` of a handshake join leave
+  // in one write.
+  const corked = new Set<CorkableStream>();
+  function corkStream(stream: CorkableStream | undefined): void {
     if (!stream || corked.has(stream)) return;
     stream.cork();
     corked.add(stream);
-    if (!uncorkScheduled) {
-      uncorkScheduled = true;
-      setImmediate(uncorkAll);
-    }
+    scheduleEndOfTurn();
   }
-  function uncorkAll(): void {
-    uncorkScheduled = false;
+
+  // Presence coalescing (see SignalingServerOptions.presenceIntervalMs): a shard's changes wait
+  // in its hub and leave as one frame, at the end of the turn (leading edge: a lone change is
+  // not delayed) or, within presenceIntervalMs of the shard's last presence frame, when the
+  // window timer fires (a burst). A hub's waiting changes leave before any event of that shard
+  // (onShardMessage), so order per shard is unchanged: a member is always listed before its
+  // first event arrives.
+  /** Hubs whose changes leave at the end of this turn. */
+  const dueHubs = new Set<Hub>();
+  /** Hubs whose changes leave when the window timer fires. */
+  const windowedHubs = new Set<Hub>();
+  /** Orders attaches and presence changes on this node (see {@link PendingPresence.at}). */
+  let presenceClock = 0;
+  let presenceTimer: ReturnType<typeof setTimeout> | undefined;
+  let endOfTurnScheduled = false;
+  function scheduleEndOfTurn(): void {
+    if (endOfTurnScheduled) return;
+    endOfTurnScheduled = true;
+    setImmediate(endOfTurn);
+  }
+  function queuePresence(hub: Hub, change: PendingPresence): void {
+    if (hub.presence === null) {
+      hub.presence = [];
+      if (presenceIntervalMs === 0 || performance.now() >= hub.quietUntil) {
+        dueHubs.add(hub);
+        scheduleEndOfTurn();
+      } else {
+        windowedHubs.add(hub);
+        presenceTimer ??= setTimeout(flushWindowedHubs, presenceIntervalMs);
+      }
+    }
+    hub.presence.push(change);
+  }
+  function flushWindowedHubs(): void {
+    presenceTimer = undefined;
+    for (const hub of windowedHubs) flushPresence(hub);
+    windowedHubs.clear();
+  }
+  function endOfTurn(): void {
+    for (const hub of dueHubs) flushPresence(hub);
+    dueHubs.clear();
     for (const stream of corked) stream.uncork();
     corked.clear();
+    // Reset last: flushing corks sockets, and they are uncorked just above, not one turn later.
+    endOfTurnScheduled = false;
   }
+
+  function flushPresence(hub: Hub): void {
+    const changes = hub.presence;
+    if (changes === null) return;
+    hub.presence = null;
+    if (presenceIntervalMs > 0) hub.quietUntil = performance.now() + presenceIntervalMs;
+    const first = changes[0]!;
+    if (changes.length === 1) {
+      const frame = Buffer.from(first.frame);
+      for (const c of hub.locals.values()) if (c.attachedAt < first.at && c.clientId !== first.except) sendRaw(c, frame);
+      return;
+    }
+    let batch: Buffer | undefined;
+    const singles: (Buffer | undefined)[] = [];
+    const excepted = new Set<string | null>();
+    for (const change of changes) excepted.add(change.except);
+    for (const c of hub.locals.values()) {
+      if (c.version >= 2 && c.attachedAt < first.at && !excepted.has(c.clientId)) {
+        // The common case: every change is for this member; one frame serialized once for all.
+        batch ??= batchFrame(changes);
+        sendRaw(c, batch);
+        continue;
+      }
+      // The joiner or leaver itself, a member attached within this turn, or a v1 client.
+      const mine = changes.filter((change) => c.attachedAt < change.at && c.clientId !== change.except);
+      if (mine.length === 0) continue;
+      if (c.version >= 2 && mine.length > 1) {
+        sendRaw(c, batchFrame(mine));
+        continue;
+      }
+      for (const change of mine) {
+        const index = changes.indexOf(change);
+        sendRaw(c, (singles[index] ??= Buffer.from(change.frame)));
+      }
+    }
+  }
+
+  function batchFrame(changes: readonly PendingPresence[]): Buffer {
+    // The single-change frames are already JSON: joined, not parsed and serialized again.
+    return Buffer.from(`{"type":"presence","op":"batch","changes":[${changes.map((change) => change.frame).join(',')}]}`);
+  }
+
   function fail(connection: Connection, code: ErrorCode, message: string, ref: { id?: number; seq?: number } = {}): void {
     counters.errors++;
     send(connection, { type: 'error', ...ref, error: serializeError(new PlatformError(code, message)) });
@@ -406,11 +606,10 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       }
       return;
     }
+    if (message.kind === 'presence') return queuePresence(hub, { frame: message.frame, except: message.except, at: ++presenceClock });
+    // An event never overtakes a presence change published before it.
+    if (hub.presence !== null) flushPresence(hub);
     const frame = Buffer.from(message.frame);
-    if (message.kind === 'presence') {
-      for (const c of hub.locals.values()) if (c.clientId !== message.except) sendRaw(c, frame);
-      return;
-    }
     const { from, to } = message;
     if (to === null) {
       for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(c, frame);
@@ -424,17 +623,21 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     }
   }
 
-  function attach(connection: Connection): void {
+  /** Adds a joined connection to its shard's hub (made on first use); returns the hub's key. */
+  function attach(connection: Connection): string {
     const key = shardKey(connection.projectId, connection.shardName);
     let hub = hubs.get(key);
     if (!hub) {
       // One subscription per shard and node, not per socket.
-      const created: Hub = { key, locals: new Map(), unsubscribe: () => {} };
+      const created: Hub = { key, locals: new Map(), unsubscribe: () => {}, presence: null, quietUntil: 0 };
       created.unsubscribe = store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(created, message));
       hubs.set(key, created);
       hub = created;
     }
+    connection.attachedAt = ++presenceClock;
+    unjoined.delete(connection);
     hub.locals.set(connection.clientId, connection);
+    return hub.key;
   }
 
   function detach(connection: Connection): void {
@@ -472,7 +675,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   }
 
   function onClose(connection: Connection): void {
-    connections.delete(connection);
+    // Once per socket: ws emits `close` once.
+    unjoined.delete(connection);
+    connectionCount--;
     if (connection.state !== 'joined') {
       if (connection.state !== 'offline') connection.state = 'closed';
       return;
@@ -493,10 +698,10 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     connection.graceTimer.unref?.();
   }
 
-  function onMessage(connection: Connection, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+  function onMessage(connection: Connection, data: RawData, isBinary: boolean): void {
     connection.alive = true;
     const bytes = Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
-    const now = preciseNow();
+    const now = clock();
     if (isBinary) return invalid(connection, now, 'binary frames are not part of the protocol');
     if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
       if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
@@ -504,6 +709,11 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     }
     const message = parseClientMessage(parseJsonObject(String(data)));
     if (message === null) return invalid(connection, now, 'malformed frame');
+    onClientMessage(connection, message, bytes, now);
+  }
+
+  /** A checked client message, from a frame or (a join) from the handshake. */
+  function onClientMessage(connection: Connection, message: ClientMessage, bytes: number, now: number): void {
     if (message.type === 'emit') return onEmit(connection, message, bytes, now);
     if (!take(connection, 'message', limits.maxMessagesPerSecond, now)) {
       if (message.type !== 'ping') fail(connection, 'RATE_LIMITED', 'too many messages', { id: message.id });
@@ -600,7 +810,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   async function onJoin(connection: Connection, message: JoinMessage): Promise<void> {
     const id = message.id;
     if (connection.state !== 'new') return fail(connection, 'INVALID_MESSAGE', 'already joined', { id });
-    if (message.v !== SIGNALING_VERSION) return fail(connection, 'UNSUPPORTED', `protocol version ${message.v}; this server speaks ${SIGNALING_VERSION}`, { id });
+    if (message.v < MIN_SIGNALING_VERSION || message.v > SIGNALING_VERSION) {
+      return fail(connection, 'UNSUPPORTED', `protocol version ${message.v}; this server speaks ${MIN_SIGNALING_VERSION} to ${SIGNALING_VERSION}`, { id });
+    }
     const projectToken = tokenOf(message.projectId);
     if (projectToken === undefined) return refuse(connection, 'UNAUTHORIZED', `unknown project "${message.projectId}"`, id);
     if (message.kind === 'backend' && (message.projectToken === undefined || !sameSecret(message.projectToken, projectToken))) {
@@ -613,9 +825,11 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (max < 1 || max > MAX_CONNECTIONS_PER_SHARD_LIMIT) {
       return fail(connection, 'INVALID_ARGUMENT', `maxConnectionsPerShard must be 1 to ${MAX_CONNECTIONS_PER_SHARD_LIMIT}`, { id });
     }
-    const userInfo = message.userInfo ?? {};
-    if (utf8Length(JSON.stringify(userInfo)) > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', 'userInfo is over the limit', { id });
+    // An empty userInfo (what most joins carry) is shared, not kept once per member.
+    const userInfo = message.userInfo === undefined || isEmpty(message.userInfo) ? NO_USER_INFO : message.userInfo;
+    if (userInfo !== NO_USER_INFO && utf8Length(JSON.stringify(userInfo)) > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', 'userInfo is over the limit', { id });
     connection.state = 'joining';
+    connection.version = message.v;
     connection.projectId = message.projectId;
     connection.kind = message.kind;
     connection.maxConnectionsPerShard = max;
@@ -667,9 +881,17 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     }
     counters.joins++;
     connection.state = 'joined';
-    if (connection.peerId) peers.register(connection.peerId, connection.peerToken, shardKey(connection.projectId, connection.shardName));
-    attach(connection);
-    const self = members.find((member) => member.clientId === connection.clientId);
+    // The hub's key is the peer's scope: one string per shard, not one per client.
+    const scope = attach(connection);
+    if (connection.peerId) peers.register(connection.peerId, connection.peerToken, scope);
+    // One pass: the wire list (online members and this one) and this client's own record.
+    let self: MemberRecord | undefined;
+    const list: MemberWire[] = [];
+    for (const member of members) {
+      const own = member.clientId === connection.clientId;
+      if (own) self = member;
+      if (own || member.online) list.push(toWire(member));
+    }
     const joined: JoinedMessage = {
       type: 'joined',
       id,
@@ -679,14 +901,15 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       resumed: resumed !== null,
       lastSeq: connection.lastSeq,
       peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
-      members: members.filter((member) => member.online || member.clientId === connection.clientId).map(toWire),
+      members: list,
       limits: wireLimits,
       userId: connection.userId,
       identifyError,
       s: preciseNow(),
     };
     send(connection, joined);
-    if (self) publishPresence(connection, { type: 'presence', op: 'add', member: toWire({ ...self, online: true }) }, connection.clientId);
+    // toWire leaves `online` out: the record as stored (online) is what the others see.
+    if (self) publishPresence(connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);
   }
 
   function memberRecord(connection: Connection, userInfo: EventPayload): MemberRecord {
@@ -804,7 +1027,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     const memory = process.memoryUsage();
     const stats = store.stats();
     return {
-      connections: connections.size,
+      connections: connectionCount,
       shards: stats.shards,
       members: stats.members,
       peerSockets: peers.sockets,
@@ -823,7 +1046,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       case 'GET /':
         return json(response, 200, { name: 'platform-kit signaling', version: SIGNALING_VERSION, control: CONTROL_PATH, peerjs: PEERJS_PATH });
       case 'GET /health':
-        return json(response, 200, { status: 'ok', connections: connections.size, ...(nodeId === null ? {} : { node: nodeId }) });
+        return json(response, 200, { status: 'ok', connections: connectionCount, ...(nodeId === null ? {} : { node: nodeId }) });
       case 'GET /metrics': {
         const lines = Object.entries(metrics()).map(([key, value]) => `platform_kit_${key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())} ${value}`);
         response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
@@ -855,29 +1078,40 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   });
   // Room for a full payload, its envelope and JSON escaping; larger frames end the socket (ws code 1009).
   const maxFrameBytes = (limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) * 4;
-  const controlServer = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+  const controlServer = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    WebSocket: controlSocketClass({ message: onMessage, close: onClose }),
+    // A v2 client that joins in the handshake offers this; a browser fails a handshake whose answer selects none.
+    handleProtocols: (protocols) => (protocols.has(CONTROL_SUBPROTOCOL) ? CONTROL_SUBPROTOCOL : false),
+  });
   const peerServer = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024, perMessageDeflate: false, clientTracking: false });
 
-  function onPong(this: WebSocket): void {
-    const connection = socketOwners.get(this);
-    if (connection) connection.alive = true;
+  function onControlSocket(socket: ControlSocket, request: IncomingMessage): void {
+    const connection = new Connection(socket, clock(), limits);
+    // From here on the socket's events reach onMessage and onClose (controlSocketClass).
+    socket.connection = connection;
+    unjoined.add(connection);
+    connectionCount++;
+    // v2: the join may come with the handshake; then it is handled as if it were the first frame.
+    const offered = parseHandshakeJoin(request.headers['sec-websocket-protocol'], decodeBase64Url);
+    if (offered === undefined) return;
+    const now = clock();
+    if (offered === null) return invalid(connection, now, 'malformed join in the handshake');
+    onClientMessage(connection, offered, 0, now);
   }
-  const socketOwners = new WeakMap<WebSocket, Connection>();
-
-  controlServer.on('connection', (socket: WebSocket) => {
-    const connection = new Connection(socket, Date.now(), limits);
-    connections.add(connection);
-    socketOwners.set(socket, connection);
-    socket.on('message', (data, isBinary) => onMessage(connection, data, isBinary));
-    socket.on('close', () => onClose(connection));
-    socket.on('error', () => socket.terminate());
-    socket.on('pong', onPong);
-  });
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const pathname = new URL(request.url ?? '/', 'http://server').pathname;
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    // Origin-form (`/dispatch?…`) is what clients send; anything else goes through the URL parser.
+    const pathname = !url.startsWith('/') ? new URL(url, 'http://server').pathname : query < 0 ? url : url.slice(0, query);
     if (pathname === CONTROL_PATH) {
-      controlServer.handleUpgrade(request, socket, head, (ws) => controlServer.emit('connection', ws, request));
+      // Uncorked at the end of the turn: the 101 and a handshake join's `joined` leave in one write.
+      corkStream(socket);
+      controlServer.handleUpgrade(request, socket, head, (ws) => onControlSocket(ws as ControlSocket, request));
     } else if (pathname === `${PEERJS_PATH}peerjs`) {
       peerServer.handleUpgrade(request, socket, head, (ws) => peers.accept(ws, request));
     } else {
@@ -887,8 +1121,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
 
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const connection of connections) {
-      if (connection.state === 'new' && now - connection.openedAt > joinTimeoutMs) {
+    const since = clock();
+    for (const connection of liveConnections()) {
+      if (connection.state === 'new' && since - connection.openedAt > joinTimeoutMs) {
         connection.socket.close(4008, 'join timeout');
       } else if (!connection.alive) {
         // Two intervals without a pong or a frame: the socket is dead (or the network is); presence follows.
@@ -961,14 +1196,16 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       closing ??= (async () => {
         await ready.catch(() => undefined);
         clearInterval(sweep);
-        for (const connection of connections) connection.socket.close(1012, 'server restart');
+        clearTimeout(presenceTimer);
+        const open = [...liveConnections()];
+        for (const connection of open) connection.socket.close(1012, 'server restart');
         for (const connection of offline.values()) clearTimeout(connection.graceTimer);
         peers.close();
         await new Promise<void>((resolve) => {
           http.close(() => resolve());
           http.closeAllConnections();
         });
-        for (const connection of connections) connection.socket.terminate();
+        for (const connection of open) connection.socket.terminate();
         if (ownStore) await store.close();
         await services?.close();
         if (options.secretStore === undefined) await secretStore?.close();

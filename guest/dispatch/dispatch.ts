@@ -129,7 +129,14 @@ export class BrowserDispatch {
     };
   }
 
-  /** Listens to the shard's presence list (the whole list on every change); returns the unsubscribe function. */
+  /**
+   * Listens to the shard's presence list; returns the unsubscribe function.
+   * Fires on connect, disconnect, `setUserInfo` and `identify` of any member,
+   * with the whole list. Changes that reach this client together (the server
+   * coalesces a shard's presence per turn and, in a burst, per
+   * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
+   * the last of them. A member is always listed before its first event arrives.
+   */
   onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
     return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback));
   }
@@ -184,7 +191,7 @@ export class BrowserDispatch {
       url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),
       projectId,
       kind: 'browser',
-      createSocket: (target) => new WebSocket(target) as unknown as SocketLike,
+      createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
       ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
       ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
       ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),

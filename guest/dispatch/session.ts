@@ -20,6 +20,7 @@ import { deserializeError, isPlatformError, PlatformError, type ErrorCode } from
 import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
+  encodeHandshakeJoin,
   isEventName,
   isShardName,
   MAX_RECIPIENTS,
@@ -34,6 +35,7 @@ import {
   type JoinMessage,
   type JoinedMessage,
   type MemberWire,
+  type PresenceChange,
   type ServerMessage,
   type ShardInfo,
   type WireLimits,
@@ -100,7 +102,12 @@ export interface SessionOptions {
   /** Backend clients only. */
   readonly projectToken?: string;
   readonly kind: 'browser' | 'backend';
-  readonly createSocket: (url: string) => SocketLike;
+  /**
+   * Opens a WebSocket. `protocols`, when given, carry the join in the
+   * handshake (v2, one round trip): pass them on as the WebSocket
+   * constructor's second argument.
+   */
+  readonly createSocket: (url: string, protocols?: readonly string[]) => SocketLike;
   /** Browser clients: the mesh. */
   readonly peerTransport?: PeerTransportFactory;
   /** First reconnection delay; doubles per attempt with jitter up to `reconnectMaxDelayMs`. Default 250. */
@@ -311,7 +318,14 @@ export class DispatchSession {
     };
   }
 
-  /** Listens to the shard's presence list. Returns the unsubscribe function. */
+  /**
+   * Listens to the shard's presence list. Returns the unsubscribe function.
+   * Fires on connect, disconnect, `setUserInfo` and `identify` of any member,
+   * with the whole list. Changes that reach this client together (the server
+   * coalesces a shard's presence per turn and, in a burst, per
+   * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
+   * the last of them. A member is always listed before its first event arrives.
+   */
   onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback): () => void {
     const entry: ConnectedClientsChangedHandlerCallback = (clients) => callback(clients);
     this.#presenceListeners.add(entry);
@@ -368,9 +382,26 @@ export class DispatchSession {
 
   #open(resuming: boolean): Promise<ConnectionInfo> {
     return new Promise<ConnectionInfo>((resolve, reject) => {
+      const info = this.#info;
+      const join: JoinMessage = {
+        type: 'join',
+        v: SIGNALING_VERSION,
+        id: this.#nextId++,
+        projectId: this.#options.projectId,
+        kind: this.#options.kind,
+        ...(this.#options.projectToken !== undefined ? { projectToken: this.#options.projectToken } : {}),
+        ...(this.#config.shardName !== undefined ? { shardName: this.#config.shardName } : {}),
+        ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
+        ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
+        userInfo: this.#userInfo,
+        ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+      };
+      // One round trip: the join rides in the handshake and `joined` comes right behind the 101.
+      // A join that cannot (a project token, too large) is sent once the socket is open.
+      const protocols = encodeHandshakeJoin(join);
       let socket: SocketLike;
       try {
-        socket = this.#options.createSocket(this.url);
+        socket = protocols ? this.#options.createSocket(this.url, protocols) : this.#options.createSocket(this.url);
       } catch (error) {
         reject(new PlatformError('NOT_CONNECTED', `cannot open ${this.url}: ${String(error)}`));
         return;
@@ -383,33 +414,24 @@ export class DispatchSession {
         if (error) reject(error);
         else resolve(info!);
       };
-      socket.onopen = () => {
-        if (this.#socket !== socket) return;
-        const info = this.#info;
-        const join: Omit<JoinMessage, 'id'> = {
-          type: 'join',
-          v: SIGNALING_VERSION,
-          projectId: this.#options.projectId,
-          kind: this.#options.kind,
-          ...(this.#options.projectToken !== undefined ? { projectToken: this.#options.projectToken } : {}),
-          ...(this.#config.shardName !== undefined ? { shardName: this.#config.shardName } : {}),
-          ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
-          ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
-          userInfo: this.#userInfo,
-          ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
-        };
-        this.#request(join).then(
-          async (reply) => {
+      const finish = (answer: Promise<ServerMessage>): void => {
+        answer
+          .then(async (reply) => {
             if (reply.type !== 'joined') throw new PlatformError('INVALID_MESSAGE', 'the server answered join with something else');
             await this.#onJoined(reply, resuming);
             settle(null, this.#info!);
-          },
-          (error: unknown) => {
+          })
+          .catch((error: unknown) => {
             const coded = isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error));
             settle(coded);
             if (this.#socket === socket) socket.close(1000, 'join failed');
-          },
-        );
+          });
+      };
+      // Waited for from now on: with a handshake join the answer is the first frame after `open`.
+      if (protocols) finish(this.#expect(join.id));
+      socket.onopen = () => {
+        if (this.#socket !== socket) return;
+        if (!protocols) finish(this.#request(join));
       };
       socket.onmessage = (event) => {
         if (this.#socket === socket) this.#onFrame(event.data);
@@ -572,19 +594,29 @@ export class DispatchSession {
 
   // ─── requests ─────────────────────────────────────────────────────────────
 
-  #request(message: { type: string; [key: string]: unknown }, timeoutMs = this.#options.requestTimeoutMs ?? 10_000): Promise<ServerMessage> {
+  /** Sends a request (with a fresh id, or the one it carries) and waits for its answer. */
+  #request(message: JoinMessage | { type: string; [key: string]: unknown }, timeoutMs = this.#options.requestTimeoutMs ?? 10_000): Promise<ServerMessage> {
+    const id = typeof message.id === 'number' ? message.id : this.#nextId++;
+    const answer = this.#expect(id, message.type, timeoutMs);
+    if (!this.#write(JSON.stringify({ ...message, id }))) {
+      const pending = this.#pending.get(id);
+      if (pending) {
+        clearTimeout(pending.timer);
+        this.#pending.delete(id);
+        pending.reject(new PlatformError('NOT_CONNECTED', 'not connected to the server'));
+      }
+    }
+    return answer;
+  }
+
+  /** Waits for the answer with `id` (`CALL_TIMEOUT` after `timeoutMs`). */
+  #expect(id: number, what = 'join', timeoutMs = this.#options.requestTimeoutMs ?? 10_000): Promise<ServerMessage> {
     return new Promise<ServerMessage>((resolve, reject) => {
-      const id = this.#nextId++;
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new PlatformError('CALL_TIMEOUT', `no answer to ${message.type} within ${timeoutMs} ms`));
+        reject(new PlatformError('CALL_TIMEOUT', `no answer to ${what} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.#pending.set(id, { resolve, reject, timer });
-      if (!this.#write(JSON.stringify({ ...message, id }))) {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        reject(new PlatformError('NOT_CONNECTED', 'not connected to the server'));
-      }
     });
   }
 
@@ -661,9 +693,9 @@ export class DispatchSession {
       case 'event':
         return this.#deliver(message.from, message.userId, message.seq, null, message.name, message.payload, message.ts);
       case 'presence':
-        if (message.op === 'remove') this.#members.delete(message.clientId);
-        else this.#members.set(message.member.clientId, message.member);
-        if (message.op === 'update' && message.member.clientId === this.#info?.clientId) this.#userId = message.member.userId;
+        // A batch (v2) is the changes of one server turn, in order: applied together, announced once.
+        if (message.op === 'batch') for (const change of message.changes) this.#applyPresence(change);
+        else this.#applyPresence(message);
         if (this.#info) this.#peer?.setMembers([...this.#members.values()], this.#info.clientId);
         return this.#notifyPresence();
       case 'error': {
@@ -684,6 +716,15 @@ export class DispatchSession {
         pending.resolve(message);
       }
     }
+  }
+
+  #applyPresence(change: PresenceChange): void {
+    if (change.op === 'remove') {
+      this.#members.delete(change.clientId);
+      return;
+    }
+    this.#members.set(change.member.clientId, change.member);
+    if (change.op === 'update' && change.member.clientId === this.#info?.clientId) this.#userId = change.member.userId;
   }
 
   #onPeerFrame(clientId: string, text: string): void {

@@ -49,8 +49,9 @@ export class Raw {
   readonly opened: Promise<void>;
   closed = false;
 
-  constructor(url: string) {
-    this.ws = new WebSocket(controlUrl(url), { perMessageDeflate: false });
+  /** `protocols`: the subprotocols to offer (a v2 join in the handshake, see encodeHandshakeJoin). */
+  constructor(url: string, protocols: readonly string[] = []) {
+    this.ws = new WebSocket(controlUrl(url), [...protocols], { perMessageDeflate: false });
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
