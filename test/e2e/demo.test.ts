@@ -61,6 +61,18 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     await rig?.close();
   });
 
+  /** A bounding box that is the same in two reads 100 ms apart (nothing is animating it). */
+  async function settledBox(read: () => Promise<{ x: number; y: number; width: number; height: number } | null>) {
+    let previous = await read();
+    for (let attempt = 0; attempt < 50; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const current = await read();
+      if (previous && current && Math.abs(current.x - previous.x) < 0.5 && Math.abs(current.y - previous.y) < 0.5) return current;
+      previous = current;
+    }
+    throw new Error('the element never stopped moving');
+  }
+
   it('swipes through the feed: focus moves, only the focused template plays, the radio keeps its slider gesture, the feed never ends', async () => {
     const { page } = await rig.page({ width: 800, height: 560, touch: true });
     await page.goto(`${rig.demo.url}/`);
@@ -86,7 +98,8 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
 
     // A sloppy drag on the slider, more up than sideways: the template calls requestCancelTouch(),
     // so the feed does not move (without it, this is a swipe to the next template)…
-    const slider = (await radio.locator('.scrub').boundingBox())!;
+    // Focus moves when the finger lifts, before the snap animation ends: measure the slider only once it stands still.
+    const slider = await settledBox(() => radio.locator('.scrub').boundingBox());
     const before = await radio.evaluate(() => document.querySelector('audio')!.currentTime);
     await drag(page, { x: slider.x + 10, y: slider.y + slider.height / 2 }, { x: slider.x + slider.width * 0.35, y: slider.y - box.height * 0.45 }, 10);
     await page.waitForTimeout(400); // longer than the snap: a feed that followed would have moved by now
