@@ -47,20 +47,28 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('present(url) opens a sheet from the bottom that takes focus; a present inside it replaces its view', async () => {
-    feed = mountFeed({ items: templateItems(2), sheetAnimationMs: 200 });
+    feed = mountFeed({ items: templateItems(2), sheetAnimationMs: 600 });
     const presents = collect('present');
     await reports.waitFor('playback', 't0');
     const first = feedFixtureUrl('template', { tag: 'sheet1' });
     expect((await reports.command(windowOf(0), 'present', first)).ok).to.equal(true);
     const panel = feed.box.querySelector<HTMLElement>('.pk-sheet .pk-sheet-panel');
     expect(panel).to.not.equal(null);
-    // Mid-slide: the panel is below its resting place, coming up.
-    await sleep(60);
-    const during = panel!.getBoundingClientRect().top;
+    // It slides up: sample the panel on every frame (a fixed sleep is too coarse on a busy machine)
+    // and compare the lowest place seen with where it comes to rest.
+    const tops: number[] = [];
+    let sampling = true;
+    const sample = (): void => {
+      tops.push(panel!.getBoundingClientRect().top);
+      if (sampling) requestAnimationFrame(sample);
+    };
+    sample();
     await reports.waitFor('playback', 'sheet1');
-    await sleep(250);
+    await sleep(700);
+    sampling = false;
     const rest = panel!.getBoundingClientRect().top;
-    expect(during).to.be.above(rest + 20);
+    expect(Math.max(...tops)).to.be.above(rest + 20);
+    expect(tops[tops.length - 1]).to.be.closeTo(rest, 1);
     // The sheet's template is the one in focus now.
     expect(playback('t0')).to.deep.equal([true, false]);
     expect(playback('sheet1')).to.deep.equal([true]);
@@ -264,7 +272,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
       element.next();
       element.next();
       // Item 1 is passed before it plays: item 0 pauses, item 2 plays.
-      await reports.waitFor('playback', 'debug', 3);
+      await reports.waitFor('playback', 'debug', 3, 15_000);
       expect(playback('debug')).to.deep.equal([true, false, true]);
       expect(focusEvents).to.deep.equal([0, 1, 2]);
       await waitUntil(() => countIframes(element.shadowRoot!) === 3, 'the window of 3');
