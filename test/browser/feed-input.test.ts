@@ -44,6 +44,8 @@ describe('feed: the wheel and keys over a cross-origin template', () => {
     // One notch over the template: only the template's document gets it, and it moves the feed.
     await wheel(feed.at(0.5, 0.5), [60]);
     await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+    // The template's own report travels apart from the forwarded wheel: wait for it, then count.
+    await reports.waitFor('wheel', 't0');
     expect(reports.of('wheel', 't0').length).to.equal(1);
     expect(hostWheels).to.equal(0);
     await reports.waitFor('playback', 't1');
