@@ -284,6 +284,12 @@ class Connection {
  */
 class ControlSocket extends WebSocket {
   connection: Connection | null = null;
+  // EventEmitter's constructor gave this socket an empty listener table, a null-prototype
+  // object that V8 keeps as a dictionary: about 215 bytes per socket, a fifteenth of all the
+  // heap an idle client costs. This field (set right after that constructor) drops it. No
+  // listener is ever added (emit is overridden), and EventEmitter makes the table again on a
+  // first `on()` (it handles an `undefined` table everywhere).
+  _events: object | undefined = undefined;
 }
 
 /** What a server does with its sockets' events. */
