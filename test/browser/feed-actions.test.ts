@@ -1,31 +1,14 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
-import { defineHostElements, feedDebugItems, type FeedControllerEvents, type FeedShareData, type PlatformFeed } from '../../host/index.js';
-import { countIframes, FeedReports, feedFixtureUrl, mountFeed, templateItems, type MountedFeed } from './support/feed.js';
+import { defineHostElements, feedDebugItems, type FeedShareData, type PlatformFeed } from '../../host/index.js';
+import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
 import { HOST_ORIGIN, sleep, TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: navigate, present, share, createRemix, bad input, context', () => {
-  let feed: MountedFeed | undefined;
-  let reports: FeedReports;
-  beforeEach(() => {
-    reports = new FeedReports();
-  });
-  afterEach(() => {
-    feed?.dispose();
-    feed = undefined;
-    reports.dispose();
-  });
-
-  const playback = (tag: string): boolean[] => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean);
-  const windowOf = (index: number): Window | null => feed?.controller.frameAt(index)?.iframe.contentWindow ?? null;
-  function collect<Name extends keyof FeedControllerEvents & string>(name: Name): FeedControllerEvents[Name][] {
-    const seen: FeedControllerEvents[Name][] = [];
-    feed!.controller.on(name, (payload) => seen.push(payload));
-    return seen;
-  }
+  const { reports, mount, windowOf, collect, playback } = feedSuite();
 
   it('navigate(url) replaces the item in place, without a browser navigation', async () => {
-    feed = mountFeed({ items: templateItems(3) });
+    const feed = mount({ items: templateItems(3) });
     const navigations = collect('navigate');
     await reports.waitFor('playback', 't0');
     const historyLength = history.length;
@@ -47,7 +30,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('present(url) opens a sheet from the bottom that takes focus; a present inside it replaces its view', async () => {
-    feed = mountFeed({ items: templateItems(2), sheetAnimationMs: 600 });
+    const feed = mount({ items: templateItems(2), sheetAnimationMs: 600 });
     const presents = collect('present');
     await reports.waitFor('playback', 't0');
     const first = feedFixtureUrl('template', { tag: 'sheet1' });
@@ -95,7 +78,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('offers to open a target that cannot be framed (X-Frame-Options, frame-ancestors) at browser level', async () => {
-    feed = mountFeed({ items: templateItems(2), frameCheckTimeoutMs: 500 });
+    const feed = mount({ items: templateItems(2), frameCheckTimeoutMs: 500 });
     const unframeable = collect('unframeable');
     await reports.waitFor('playback', 't0');
     // The fixture server really sends the headers (test/wtr/feed.mjs).
@@ -123,7 +106,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('refuses javascript:, data: and other schemes, and a template out of focus, with clear errors', async () => {
-    feed = mountFeed({ items: templateItems(2) });
+    const feed = mount({ items: templateItems(2) });
     const errors = collect('error');
     await reports.waitFor('playback', 't0');
     for (const url of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'blob:http://x/1', 'file:///etc/passwd', 'ftp://example.com/']) {
@@ -162,7 +145,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('refuses a template that floods calls with RATE_LIMITED and keeps working', async () => {
-    feed = mountFeed({ items: templateItems(2) });
+    const feed = mount({ items: templateItems(2) });
     const errors = collect('error');
     await reports.waitFor('playback', 't0');
     const touches = (await reports.command(windowOf(0), 'flood', 'touch', 2_000)).value as Record<string, number>;
@@ -182,7 +165,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
 
   it('share() uses the Web Share API where there is one', async () => {
     const shared: FeedShareData[] = [];
-    feed = mountFeed({
+    const feed = mount({
       items: [{ url: feedFixtureUrl('template', { tag: 's0' }), title: 'Shared', shareUrl: 'https://feed.example/t/s0' }],
       share: async (data) => {
         shared.push(data);
@@ -199,7 +182,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
 
   it('share() opens a share sheet with copy-link without the Web Share API, or when it refuses', async () => {
     await executeServerCommand('feed-grant-clipboard', { origin: HOST_ORIGIN });
-    feed = mountFeed({
+    const feed = mount({
       items: templateItems(1),
       share: () => Promise.reject(new DOMException('no user activation', 'NotAllowedError')),
     });
@@ -220,7 +203,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('createRemix({id?}) asks the host to open the editor for that project, default the current one', async () => {
-    feed = mountFeed({ items: templateItems(2) });
+    const feed = mount({ items: templateItems(2) });
     const remixes = collect('createremix');
     await reports.waitFor('playback', 't0');
     expect((await reports.command(windowOf(0), 'createRemix')).ok).to.equal(true);
@@ -234,7 +217,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', () =
   });
 
   it('passes the viewing context to templates', async () => {
-    feed = mountFeed({
+    const feed = mount({
       items: [
         { url: feedFixtureUrl('template', { tag: 'about' }), context: 'about' },
         { url: feedFixtureUrl('template', { tag: 'admin' }), context: 'admin' },

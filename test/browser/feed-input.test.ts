@@ -1,7 +1,7 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
 import type { FeedControllerEvents } from '../../host/index.js';
-import { FeedReports, mountFeed, quiet, templateItems, type MountedFeed, type PagePoint } from './support/feed.js';
+import { feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 /** Real wheel turns at `at` (playwright's mouse.wheel, test/wtr/feed.mjs). */
@@ -15,26 +15,10 @@ function press(keys: string[], click?: PagePoint): Promise<unknown> {
 }
 
 describe('feed: the wheel and keys over a cross-origin template', () => {
-  let feed: MountedFeed | undefined;
-  let reports: FeedReports;
-  beforeEach(() => {
-    reports = new FeedReports();
-  });
-  afterEach(() => {
-    feed?.dispose();
-    feed = undefined;
-    reports.dispose();
-  });
-
-  const windowOf = (index: number): Window | null => feed?.controller.frameAt(index)?.iframe.contentWindow ?? null;
-  function collect<Name extends keyof FeedControllerEvents & string>(name: Name): FeedControllerEvents[Name][] {
-    const seen: FeedControllerEvents[Name][] = [];
-    feed!.controller.on(name, (payload) => seen.push(payload));
-    return seen;
-  }
+  const { reports, mount, windowOf, collect } = feedSuite();
 
   it('the wheel over a template moves the feed, once per stream', async () => {
-    feed = mountFeed({ items: templateItems(4) });
+    const feed = mount({ items: templateItems(4) });
     const { controller } = feed;
     // Wheel events the feed page itself gets: none, they hit the template's document.
     let hostWheels = 0;
@@ -60,7 +44,7 @@ describe('feed: the wheel and keys over a cross-origin template', () => {
   });
 
   it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {
-    feed = mountFeed({ items: [...templateItems(1, { keepWheel: 1 }), ...templateItems(1, {}, 1)] });
+    const feed = mount({ items: [...templateItems(1, { keepWheel: 1 }), ...templateItems(1, {}, 1)] });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     await quiet(controller);
@@ -71,7 +55,7 @@ describe('feed: the wheel and keys over a cross-origin template', () => {
   });
 
   it('navigation keys pressed in a template move the feed; then the feed has the keyboard', async () => {
-    feed = mountFeed({ items: templateItems(4) });
+    const feed = mount({ items: templateItems(4) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     await quiet(controller);
@@ -96,7 +80,7 @@ describe('feed: the wheel and keys over a cross-origin template', () => {
   });
 
   it('checks forwarded wheel and key events at the door, and only after load()', async () => {
-    feed = mountFeed({ items: [...templateItems(1), ...templateItems(1, { load: 'never' }, 1)], loadTimeoutMs: 5_000 });
+    const feed = mount({ items: [...templateItems(1), ...templateItems(1, { load: 'never' }, 1)], loadTimeoutMs: 5_000 });
     const { controller } = feed;
     const errors = collect('error');
     await reports.waitFor('playback', 't0');
@@ -124,7 +108,7 @@ describe('feed: the wheel and keys over a cross-origin template', () => {
   });
 
   it('rate limits forwarded wheel and keys like touches', async () => {
-    feed = mountFeed({ items: templateItems(3), touchRateLimit: { burst: 4, perSecond: 0.001 } });
+    const feed = mount({ items: templateItems(3), touchRateLimit: { burst: 4, perSecond: 0.001 } });
     const errors = collect('error');
     await reports.waitFor('playback', 't0');
     const codes: (string | undefined)[] = [];

@@ -1,24 +1,12 @@
 import { expect } from '@esm-bundle/chai';
-import { FeedReports, liftFingers, mountFeed, quiet, swipe, templateItems, touch, type MountedFeed } from './support/feed.js';
+import { feedSuite, quiet, swipe, templateItems, touch } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 describe('feed: real touches over cross-origin templates (DevTools Protocol)', () => {
-  let feed: MountedFeed | undefined;
-  let reports: FeedReports;
-  beforeEach(() => {
-    reports = new FeedReports();
-  });
-  afterEach(async () => {
-    await liftFingers();
-    feed?.dispose();
-    feed = undefined;
-    reports.dispose();
-  });
-
-  const playback = (tag: string): boolean[] => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean);
+  const { reports, mount, playback } = feedSuite();
 
   it('a swipe over a template scrolls the feed: the template got the touches and forwarded them', async () => {
-    feed = mountFeed({ items: templateItems(4) });
+    const feed = mount({ items: templateItems(4) });
     const { controller } = feed;
     const forwarded: { index: number; type: string; y: number }[] = [];
     controller.on('touch', ({ index, type, touches }) => forwarded.push({ index, type, y: touches[0]?.y ?? Number.NaN }));
@@ -56,7 +44,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
   });
 
   it('follows the finger during a drag and settles back on a short one', async () => {
-    feed = mountFeed({ items: templateItems(3) });
+    const feed = mount({ items: templateItems(3) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     await quiet(controller);
@@ -75,7 +63,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
   });
 
   it('requestCancelTouch() keeps the gesture in the template; the next gesture scrolls again', async () => {
-    feed = mountFeed({ items: [...templateItems(1, { cancelTouch: 1 }), ...templateItems(2, {}, 1)] });
+    const feed = mount({ items: [...templateItems(1, { cancelTouch: 1 }), ...templateItems(2, {}, 1)] });
     const { controller } = feed;
     const cancels: boolean[] = [];
     controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
@@ -96,7 +84,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
   });
 
   it('requestCancelTouch() in the middle of a drag stops following that gesture only', async () => {
-    feed = mountFeed({ items: templateItems(3) });
+    const feed = mount({ items: templateItems(3) });
     const { controller } = feed;
     const cancels: boolean[] = [];
     controller.on('canceltouch', ({ wasDragging }) => cancels.push(wasDragging));
@@ -123,7 +111,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
   });
 
   it('leaves a horizontal swipe and a two-finger gesture to the template', async () => {
-    feed = mountFeed({ items: templateItems(3) });
+    const feed = mount({ items: templateItems(3) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     await quiet(controller);
@@ -142,7 +130,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', (
 
   it('plays and pauses in the right order across 20 swipes', async function () {
     this.timeout(60_000);
-    feed = mountFeed({ items: templateItems(24) });
+    const feed = mount({ items: templateItems(24) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     await quiet(controller);

@@ -1,26 +1,10 @@
 import { expect } from '@esm-bundle/chai';
-import { defineHostElements, type FeedControllerEvents, type FeedItem, type PlatformFeed } from '../../host/index.js';
-import { FeedReports, feedFixtureUrl, mountFeed, templateItems, type MountedFeed } from './support/feed.js';
+import { defineHostElements, type FeedItem, type PlatformFeed } from '../../host/index.js';
+import { feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
 import { TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: per-item values and the iframe permissions policy', () => {
-  let feed: MountedFeed | undefined;
-  let reports: FeedReports;
-  beforeEach(() => {
-    reports = new FeedReports();
-  });
-  afterEach(() => {
-    feed?.dispose();
-    feed = undefined;
-    reports.dispose();
-  });
-
-  const windowOf = (index: number): Window | null => feed?.controller.frameAt(index)?.iframe.contentWindow ?? null;
-  function collect<Name extends keyof FeedControllerEvents & string>(name: Name): FeedControllerEvents[Name][] {
-    const seen: FeedControllerEvents[Name][] = [];
-    feed!.controller.on(name, (payload) => seen.push(payload));
-    return seen;
-  }
+  const { reports, mount, windowOf, collect } = feedSuite();
 
   /** An item of the remix-aware test template, tagged `tag`. */
   const remixItem = (tag: string, values?: FeedItem['values']): FeedItem => ({
@@ -31,7 +15,7 @@ describe('feed: per-item values and the iframe permissions policy', () => {
   });
 
   it("an item's values reach the template's get() as in a remix preview; the feed's own calls keep working", async () => {
-    feed = mountFeed({ items: [remixItem('r0', { card: { title: 'Published remix' } }), remixItem('r1')] });
+    const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } }), remixItem('r1')] });
     const { controller } = feed;
     const remixes = collect('createremix');
     await reports.waitFor('playback', 'r0');
@@ -55,7 +39,7 @@ describe('feed: per-item values and the iframe permissions policy', () => {
   });
 
   it("a session's guest calls go through the feed's door: rate limited and reported", async () => {
-    feed = mountFeed({ items: [remixItem('r0', { card: { title: 'Published remix' } })], callRateLimit: { burst: 3, perSecond: 0.001 } });
+    const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } })], callRateLimit: { burst: 3, perSecond: 0.001 } });
     const errors = collect('error');
     await reports.waitFor('playback', 'r0');
     const codes: (string | undefined)[] = [];
@@ -68,7 +52,7 @@ describe('feed: per-item values and the iframe permissions policy', () => {
   });
 
   it('a page the item navigates to does not get its values', async () => {
-    feed = mountFeed({ items: [remixItem('r0', { card: { title: 'Published remix' } }), ...templateItems(1, {}, 1)] });
+    const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } }), ...templateItems(1, {}, 1)] });
     await reports.waitFor('playback', 'r0');
     const target = feedFixtureUrl('template', { tag: 'elsewhere', remix: 1 });
     expect((await reports.command(windowOf(0), 'navigate', target)).ok).to.equal(true);
@@ -77,7 +61,7 @@ describe('feed: per-item values and the iframe permissions policy', () => {
   });
 
   it('refuses malformed values with the item (INVALID_ARGUMENT)', () => {
-    feed = mountFeed({ items: [] });
+    const feed = mount({ items: [] });
     const { controller } = feed;
     const bad: unknown[] = [
       'nope',
@@ -96,7 +80,7 @@ describe('feed: per-item values and the iframe permissions policy', () => {
   });
 
   it("passes `allow` to the items' iframes, and not to a page of another origin", async () => {
-    feed = mountFeed({ items: templateItems(2), allow: 'camera; microphone; autoplay' });
+    const feed = mount({ items: templateItems(2), allow: 'camera; microphone; autoplay' });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     expect(controller.frameAt(0)?.iframe.getAttribute('allow')).to.equal('camera; microphone; autoplay');

@@ -1,23 +1,11 @@
 import { expect } from '@esm-bundle/chai';
 import { FeedSdk } from '../../guest/index.js';
 import type { FeedItem } from '../../host/index.js';
-import { countIframes, FeedReports, feedFixtureUrl, mountFeed, templateItems, type MountedFeed } from './support/feed.js';
+import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 describe('feed: focus, playback and the live window', () => {
-  let feed: MountedFeed | undefined;
-  let reports: FeedReports;
-  beforeEach(() => {
-    reports = new FeedReports();
-  });
-  afterEach(() => {
-    feed?.dispose();
-    feed = undefined;
-    reports.dispose();
-  });
-
-  /** Playback reports of `tag`, as booleans in order. */
-  const playback = (tag: string): boolean[] => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean);
+  const { reports, mount, playback } = feedSuite();
 
   it('FeedSdk works standalone: every method resolves as a no-op and no listener fires', async () => {
     // The test page is not embedded: the link is standalone.
@@ -41,7 +29,7 @@ describe('feed: focus, playback and the live window', () => {
   });
 
   it('shows a loading state until load(), then plays the current template only', async () => {
-    feed = mountFeed({ items: templateItems(5, { loadDelayMs: 150 }) });
+    const feed = mount({ items: templateItems(5, { loadDelayMs: 150 }) });
     const { controller } = feed;
     expect(controller.index).to.equal(0);
     expect(controller.statusAt(0)).to.equal('loading');
@@ -60,7 +48,7 @@ describe('feed: focus, playback and the live window', () => {
   });
 
   it('keeps at most 3 live iframes, preloads both neighbours and moves focus with next/previous', async () => {
-    feed = mountFeed({ items: templateItems(6) });
+    const feed = mount({ items: templateItems(6) });
     const { controller } = feed;
     await reports.waitFor('playback', 't0');
     controller.next();
@@ -84,7 +72,7 @@ describe('feed: focus, playback and the live window', () => {
 
   it('keeps at most 3 iframes while moving through a 200-item feed', async function () {
     this.timeout(60_000);
-    feed = mountFeed({ items: templateItems(200), snapDurationMs: 0 });
+    const feed = mount({ items: templateItems(200), snapDurationMs: 0 });
     const { controller } = feed;
     let maxIframes = 0;
     let maxLive = 0;
@@ -103,7 +91,7 @@ describe('feed: focus, playback and the live window', () => {
   });
 
   it('pauses the focused template when the tab is hidden and resumes it when shown', async () => {
-    feed = mountFeed({ items: templateItems(3) });
+    const feed = mount({ items: templateItems(3) });
     await reports.waitFor('playback', 't0');
     const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, 'visibilityState');
     try {
@@ -132,7 +120,7 @@ describe('feed: focus, playback and the live window', () => {
       { url: feedFixtureUrl('template', { tag: 'never', load: 'never' }), id: 'never' },
       ...templateItems(1, {}, 2),
     ];
-    feed = mountFeed({ items, loadTimeoutMs: 400 });
+    const feed = mount({ items, loadTimeoutMs: 400 });
     const { controller } = feed;
     const skips: { index: number; reason: string; code: string }[] = [];
     controller.on('skip', ({ index, reason, error }) => skips.push({ index, reason, code: error.code }));
@@ -159,7 +147,7 @@ describe('feed: focus, playback and the live window', () => {
 
   it('appends from a loader: an infinite feed', async () => {
     const offsets: number[] = [];
-    feed = mountFeed({
+    const feed = mount({
       items: templateItems(2),
       loadAhead: 2,
       loader: async ({ offset }) => {
@@ -180,7 +168,7 @@ describe('feed: focus, playback and the live window', () => {
   });
 
   it('moves with the keyboard (arrows, j/k) and the wheel', async () => {
-    feed = mountFeed({ items: templateItems(5), snapDurationMs: 0 });
+    const feed = mount({ items: templateItems(5), snapDurationMs: 0 });
     const { controller } = feed;
     const key = (name: string): void => {
       controller.viewport.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true, cancelable: true }));

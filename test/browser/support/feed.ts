@@ -6,7 +6,7 @@
  * mounted at a known place of the page.
  */
 import { executeServerCommand } from '@web/test-runner-commands';
-import { FeedController, type FeedControllerOptions, type FeedItem } from '../../../host/index.js';
+import { FeedController, type FeedControllerEvents, type FeedControllerOptions, type FeedItem } from '../../../host/index.js';
 import { HOST_ORIGIN, TEMPLATE_ORIGIN, waitUntil } from './probe.js';
 
 /** URL of a page under test/fixtures/feed on the template origin. */
@@ -80,9 +80,62 @@ export class FeedReports {
     });
   }
 
+  /** Forgets every report and pending command: the next test starts with none. */
+  clear(): void {
+    this.all.length = 0;
+    this.#pending.clear();
+  }
+
   dispose(): void {
     window.removeEventListener('message', this.#listener);
   }
+}
+
+/** What every feed suite shares; see {@link feedSuite}. */
+export interface FeedSuite {
+  /** The templates' reports, emptied after each test. */
+  readonly reports: FeedReports;
+  /** Mounts the test's feed ({@link mountFeed}); it is disposed after the test. */
+  mount(options: Omit<FeedControllerOptions, 'container'>): MountedFeed;
+  /** The window of the template at `index` of the mounted feed. */
+  windowOf(index: number): Window | null;
+  /** Every `name` event of the mounted feed's controller from now on, in order. */
+  collect<Name extends keyof FeedControllerEvents & string>(name: Name): FeedControllerEvents[Name][];
+  /** Playback reports of `tag`, as booleans in order. */
+  playback(tag: string): boolean[];
+}
+
+/**
+ * Call inside a `describe`: registers the hooks every feed suite needs (the
+ * feed disposed and the reports emptied after each test, fingers lifted) and
+ * returns the suite's helpers.
+ */
+export function feedSuite(): FeedSuite {
+  const reports = new FeedReports();
+  let feed: MountedFeed | undefined;
+  afterEach(async () => {
+    await liftFingers();
+    feed?.dispose();
+    feed = undefined;
+    reports.clear();
+  });
+  after(() => reports.dispose());
+  return {
+    reports,
+    mount(options) {
+      feed?.dispose();
+      feed = mountFeed(options);
+      return feed;
+    },
+    windowOf: (index) => feed?.controller.frameAt(index)?.iframe.contentWindow ?? null,
+    collect(name) {
+      if (!feed) throw new Error('mount a feed first');
+      const seen: FeedControllerEvents[typeof name][] = [];
+      feed.controller.on(name, (payload) => seen.push(payload));
+      return seen;
+    },
+    playback: (tag) => reports.of('playback', tag).map((data) => data['isPlaying'] as boolean),
+  };
 }
 
 /** A point in page (viewport) CSS pixels. */
