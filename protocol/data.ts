@@ -57,7 +57,19 @@ export function assertPlainData(value: unknown, maxBytes: number = DEFAULT_MAX_V
   } else if (typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))) {
     return value;
   }
-  checkShape(value, 0, new Set());
+  plainDataJson(value, maxBytes);
+  return value as PlainData;
+}
+
+/**
+ * Checks `value` as {@link assertPlainData} does and returns its JSON text,
+ * for callers that send it: the value is serialized once, for the size check
+ * and the wire both.
+ */
+export function plainDataJson(value: unknown, maxBytes: number = DEFAULT_MAX_VALUE_BYTES): string {
+  // The walk without allocations settles almost every value; only one that nests past the
+  // limit (deep, or a cycle) takes the exact walk, which tells which of the two it is.
+  if (!checkShapeWithinDepth(value, 0)) checkShape(value, 0, new Set());
   const json = JSON.stringify(value);
   // Fast path: a UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no exact count.
   if (json.length * 3 > maxBytes) {
@@ -66,7 +78,47 @@ export function assertPlainData(value: unknown, maxBytes: number = DEFAULT_MAX_V
       throw new PlatformError('VALUE_TOO_LARGE', `value is ${bytes} bytes of JSON, over the limit of ${maxBytes}`);
     }
   }
-  return value as PlainData;
+  return json;
+}
+
+/**
+ * {@link checkShape} without its `seen` set and `Object.keys` arrays (an event
+ * payload is checked on every emit). Throws what checkShape throws, or
+ * returns false past {@link MAX_VALUE_DEPTH}: a cycle lands there too, since
+ * it repeats the path to itself before any sibling, and checkShape then
+ * reports the cycle or the depth exactly.
+ */
+function checkShapeWithinDepth(value: unknown, depth: number): boolean {
+  if (depth > MAX_VALUE_DEPTH) return false;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      if (!Number.isFinite(value)) throw new PlatformError('INVALID_VALUE', `value holds a non-finite number (${value})`);
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!checkShapeWithinDepth(value[i], depth + 1)) return false;
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        throw new PlatformError('INVALID_VALUE', 'value holds an object that is not a plain object');
+      }
+      // for…in walks the same keys as Object.keys here (own enumerable strings: the prototype is
+      // Object.prototype or null), in the same order, without making an array.
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        if (FORBIDDEN_KEYS.has(key)) throw new PlatformError('INVALID_VALUE', `value holds the forbidden key "${key}"`);
+        if (!checkShapeWithinDepth((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      throw new PlatformError('INVALID_VALUE', `value holds a ${typeof value}, which is not plain data`);
+  }
 }
 
 function checkShape(value: unknown, depth: number, seen: Set<object>): void {

@@ -18,6 +18,10 @@
  *   --token-key kid:secret     PLATFORM_TOKEN_KEYS="kid:secret,…", newest first (default: derived from the server key)
  *   --identity-secret S        PLATFORM_IDENTITY_SECRET: one token key (kid k1); ≥ 32 bytes
  *   --heartbeat-ms N      --grace-ms N   --mesh-max N   --max-events-per-second N
+ *   --max-joins-per-address-per-minute N   PLATFORM_MAX_JOINS_PER_ADDRESS_PER_MINUTE: joins (resumes included)
+ *                              per client address per minute, across every node (default 3000; 0: no limit)
+ *   --trust-proxy N            PLATFORM_TRUST_PROXY: proxies in front that append to X-Forwarded-For; the join
+ *                              limit counts the address they saw (default 0: the socket's address)
  *
  * Many nodes (scale-out; every node gets the same --redis and --secret-key):
  *   --redis URL                PLATFORM_REDIS_URL: redis://host:port; shards, presence, keystore in Redis
@@ -58,6 +62,8 @@ function parse() {
       'grace-ms': { type: 'string' },
       'mesh-max': { type: 'string' },
       'max-events-per-second': { type: 'string' },
+      'max-joins-per-address-per-minute': { type: 'string' },
+      'trust-proxy': { type: 'string' },
       redis: { type: 'string' },
       'node-id': { type: 'string' },
       'lease-ms': { type: 'string' },
@@ -113,6 +119,9 @@ if (identitySecret) keys.push({ kid: 'k1', secret: identitySecret });
 const limits: Partial<SignalingLimits> = {};
 const eventsPerSecond = number(values['max-events-per-second'], '--max-events-per-second');
 if (eventsPerSecond !== undefined) Object.assign(limits, { maxEventsPerSecond: eventsPerSecond });
+const joinsPerMinute = number(values['max-joins-per-address-per-minute'] ?? env['PLATFORM_MAX_JOINS_PER_ADDRESS_PER_MINUTE'], '--max-joins-per-address-per-minute');
+if (joinsPerMinute !== undefined) Object.assign(limits, { maxJoinsPerAddressPerMinute: joinsPerMinute });
+const trustProxy = number(values['trust-proxy'] ?? env['PLATFORM_TRUST_PROXY'], '--trust-proxy');
 const heartbeatIntervalMs = number(values['heartbeat-ms'], '--heartbeat-ms');
 const reconnectGraceMs = number(values['grace-ms'], '--grace-ms');
 const meshMaxMembers = number(values['mesh-max'], '--mesh-max');
@@ -141,14 +150,17 @@ const options: SignalingServerOptions = {
   ...(heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs } : {}),
   ...(reconnectGraceMs !== undefined ? { reconnectGraceMs } : {}),
   ...(meshMaxMembers !== undefined ? { meshMaxMembers } : {}),
+  ...(trustProxy !== undefined ? { trustProxy } : {}),
   ...(redis ? { redis } : {}),
   ...(nodeId ? { nodeId } : {}),
   ...(leaseMs !== undefined ? { leaseMs } : {}),
   ...(secretKey ? { secretKey } : {}),
   log: (line) => console.error(line),
 };
-const server = createSignalingServer(options);
+let server: ReturnType<typeof createSignalingServer>;
 try {
+  // Throws at once on a bad option (INVALID_CONFIG): a message, not a stack.
+  server = createSignalingServer(options);
   await server.ready;
 } catch (error) {
   fail(`cannot start: ${(error as Error).message}`);

@@ -41,6 +41,7 @@ import {
   parseJsonObject,
   PEERJS_PATH,
   preciseNow,
+  relayedEventFrame,
   SIGNALING_VERSION,
   type ClientMessage,
   type EmitMessage,
@@ -64,9 +65,23 @@ import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import { createRedisSecretStore } from './services/redis-secret-store.js';
 import type { RedisOptions } from 'ioredis';
-import type { MemberRecord, ShardMessage, ShardStore } from './store/store.js';
+import type { MemberRecord, RateBuckets, ShardMessage, ShardStore } from './store/store.js';
+import { clientAddress } from './client-address.js';
+import { JoinLimiter } from './store/join-limit.js';
 
-/** Limits of the server; every one has a default and may be changed. */
+/**
+ * Limits of the server; every one has a default and may be changed.
+ *
+ * The per-client buckets (`maxEventsPerSecond`, `maxMessagesPerSecond`) are
+ * counted in the process that holds the socket, never with a store round trip
+ * per frame. They travel with the client's session: saved in the store when
+ * its socket goes (and at most once a second while it is being limited), so a
+ * client that resumes, on this node or any other (Redis), even after kill -9
+ * of its node, continues from its old levels plus the refill of the time in
+ * between: reconnecting never refills a bucket. A client that was not limited
+ * when its node died may get one burst back. A fresh join (not a resume) starts
+ * full, and pays from `maxJoinsPerAddressPerMinute` instead.
+ */
 export interface SignalingLimits {
   /** Largest event payload, in UTF-8 bytes of JSON. Default 64 KiB; above: `PAYLOAD_TOO_LARGE`. */
   readonly maxPayloadBytes: number;
@@ -74,6 +89,20 @@ export interface SignalingLimits {
   readonly maxEventsPerSecond: number;
   /** Other control frames per client per second (pings, identify, info…), burst twice. Default 50. */
   readonly maxMessagesPerSecond: number;
+  /**
+   * Joins (resumes included) per client address per minute, counted across
+   * every node sharing the store (atomically: a Lua script in Redis), so joins
+   * spread over many nodes count as on one. GCRA: up to this many at once,
+   * then one every `60 s / N`. Above: the join is answered `RATE_LIMITED` and
+   * the socket closes (clients retry their reconnections with backoff). The
+   * address is the socket's remote address, or the one trusted proxies name
+   * (see {@link SignalingServerOptions.trustProxy}); IPv6 counts by /64.
+   * Default 3,000 (50 per second sustained): a crowd behind one NAT is not
+   * refused, a join flood is. 0 or Infinity: no limit. Redis out of reach:
+   * the limit admits (fails open; the join itself then answers
+   * `UNAVAILABLE`), so a Redis blip never locks clients out.
+   */
+  readonly maxJoinsPerAddressPerMinute: number;
   /** Shards one project may have at once. Default 10,000; above: `TOO_MANY_SHARDS`. */
   readonly maxShardsPerProject: number;
   /** Largest `userInfo`, in UTF-8 bytes of JSON. Default (and most) 4 KiB; above: `VALUE_TOO_LARGE`. */
@@ -117,8 +146,10 @@ export interface SignalingServerOptions {
   /**
    * Run as one of N nodes sharing one Redis (`redis://…`, or ioredis options):
    * shards and capacity, presence, members within their grace period, the
-   * keystore and cross-node traffic (relayed events, presence, PeerJS
-   * signaling) go through Redis. Every node must have the same `secretKey`
+   * keystore, rate-limit state (the join allowance per address, the buckets
+   * saved with a session: see {@link SignalingLimits}) and cross-node traffic
+   * (relayed events, presence, PeerJS signaling) go through Redis. Every
+   * node must have the same `secretKey`
    * (or the same `server.key` in its `dataDir`): resume tokens, user tokens
    * and sealed secrets are keyed by it. Default: none (one process, in memory).
    * See redis-store.ts for the keys and the failure behaviour.
@@ -178,6 +209,16 @@ export interface SignalingServerOptions {
   readonly joinTimeoutMs?: number;
   /** Above this many browser members a shard relays every event instead of meshing. Default 16. */
   readonly meshMaxMembers?: number;
+  /**
+   * How many proxies in front of the server append the client's address to
+   * `X-Forwarded-For` (1 for one nginx or load balancer). The join limit
+   * ({@link SignalingLimits.maxJoinsPerAddressPerMinute}) then counts the
+   * address the outermost of them saw, taken from the right of the header, so
+   * entries a client forged are never used. Default 0: the socket's own
+   * address, and the header is ignored. Behind a proxy, set it: otherwise
+   * every client shares the proxy's address and its allowance.
+   */
+  readonly trustProxy?: number;
   /** Where diagnostic lines go. Default: nowhere. */
   readonly log?: (line: string) => void;
 }
@@ -216,6 +257,8 @@ export interface SignalingMetrics {
   readonly deliveries: number;
   readonly errors: number;
   readonly invalidFrames: number;
+  /** Joins refused by {@link SignalingLimits.maxJoinsPerAddressPerMinute}. */
+  readonly joinsRateLimited: number;
   readonly heapUsedBytes: number;
   readonly rssBytes: number;
 }
@@ -224,6 +267,7 @@ const DEFAULT_LIMITS: SignalingLimits = {
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,
   maxMessagesPerSecond: 50,
+  maxJoinsPerAddressPerMinute: 3_000,
   maxShardsPerProject: 10_000,
   maxUserInfoBytes: MAX_USER_INFO_BYTES,
   maxBufferedBytes: 8 * 1024 * 1024,
@@ -260,6 +304,10 @@ class Connection {
   eventStamp: number;
   messageMilliTokens: number;
   messageStamp: number;
+  /** {@link clock} when the buckets were last saved while limited (see saveBuckets): at most once a second. */
+  bucketsSavedAt = -1_000_000;
+  /** What the join limit counts this socket's join against (client-address.ts); '' when the limit is off. */
+  address = '';
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly socket: ControlSocket,
@@ -353,6 +401,9 @@ interface Hub {
   quietUntil: number;
 }
 
+/** ws's send options of every relayed frame: one object, not one per frame. */
+const TEXT_FRAME = Object.freeze({ binary: false });
+
 const decodeBase64Url = (encoded: string): string => Buffer.from(encoded, 'base64url').toString('utf8');
 
 /** The `userInfo` of every member that set none: one frozen object, not one per member. */
@@ -393,6 +444,34 @@ function take(connection: Connection, which: 'event' | 'message', rate: number, 
 }
 
 /**
+ * The buckets' levels now, to save with the session; undefined when both are
+ * full. Not saving a full bucket is exact: an older save plus the refill of
+ * the time since is never less than full then, because a bucket only empties
+ * by taking.
+ */
+function bucketLevels(connection: Connection, limits: SignalingLimits, now: number): RateBuckets | undefined {
+  const eventCap = limits.maxEventsPerSecond * 2000;
+  const messageCap = limits.maxMessagesPerSecond * 2000;
+  const eventMilliTokens = Math.min(eventCap, connection.eventMilliTokens + (now - connection.eventStamp) * limits.maxEventsPerSecond);
+  const messageMilliTokens = Math.min(messageCap, connection.messageMilliTokens + (now - connection.messageStamp) * limits.maxMessagesPerSecond);
+  if (eventMilliTokens >= eventCap && messageMilliTokens >= messageCap) return undefined;
+  return { eventMilliTokens, messageMilliTokens, savedAtMs: Date.now() };
+}
+
+/**
+ * A resumed client continues from its saved levels plus the refill of the
+ * time since (wall clock: nodes share no other; a save stamped in the future,
+ * a skewed clock, refills nothing), capped at this node's bucket sizes.
+ */
+function restoreBuckets(connection: Connection, saved: RateBuckets, limits: SignalingLimits, now: number): void {
+  const elapsedMs = Math.max(0, Date.now() - saved.savedAtMs);
+  const level = (milliTokens: number, rate: number): number => Math.floor(Math.min(rate * 2000, Math.max(0, milliTokens) + elapsedMs * rate));
+  connection.eventMilliTokens = level(saved.eventMilliTokens, limits.maxEventsPerSecond);
+  connection.messageMilliTokens = level(saved.messageMilliTokens, limits.maxMessagesPerSecond);
+  connection.eventStamp = connection.messageStamp = now;
+}
+
+/**
  * Creates and starts a signaling server. Resolve `ready` before using `url`.
  *
  * @example
@@ -403,6 +482,13 @@ function take(connection: Connection, which: 'event' | 'message', rate: number, 
 export function createSignalingServer(options: SignalingServerOptions): SignalingServer {
   const limits: SignalingLimits = { ...DEFAULT_LIMITS, ...options.limits };
   if (limits.maxUserInfoBytes > MAX_USER_INFO_BYTES) throw new PlatformError('INVALID_CONFIG', `maxUserInfoBytes is at most ${MAX_USER_INFO_BYTES}`);
+  const joinsPerMinute = limits.maxJoinsPerAddressPerMinute;
+  if (!(joinsPerMinute === Infinity || (Number.isInteger(joinsPerMinute) && joinsPerMinute >= 0))) {
+    throw new PlatformError('INVALID_CONFIG', 'maxJoinsPerAddressPerMinute is a whole number (0 or Infinity: no limit)');
+  }
+  const joinLimited = joinsPerMinute > 0 && joinsPerMinute !== Infinity;
+  const trustProxy = options.trustProxy ?? 0;
+  if (!(Number.isInteger(trustProxy) && trustProxy >= 0)) throw new PlatformError('INVALID_CONFIG', 'trustProxy is a number of proxies (0: none)');
   const projects = options.projects;
   const ownStore = options.store === undefined;
   const log = options.log ?? (() => {});
@@ -466,7 +552,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
           store.publish(scope.slice(0, at), scope.slice(at + 1), { kind: 'peer', dst, frame });
         },
   );
-  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0 };
+  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0, joinsRateLimited: 0 };
+  // The join allowance of a store that keeps none (a custom store): this process's own.
+  const localJoins = store.takeJoin ? null : new JoinLimiter();
 
   const shardKey = (projectId: string, shardName: string): string => `${projectId}\u0000${shardName}`;
   const memberKey = (c: Connection): string => `${c.projectId}\u0000${c.shardName}\u0000${c.clientId}`;
@@ -485,8 +573,10 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       socket.terminate();
       return;
     }
-    corkStream((socket as unknown as { _socket?: CorkableStream })._socket);
-    socket.send(frame, { binary: false });
+    // The turn's first frame leaves at once; every later one waits for the end of the turn.
+    if (endOfTurnScheduled) corkStream((socket as unknown as { _socket?: CorkableStream })._socket);
+    else scheduleEndOfTurn();
+    socket.send(frame, TEXT_FRAME);
     counters.deliveries++;
   }
 
@@ -494,6 +584,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   // uncorked once after it (setImmediate runs after the turn's I/O callbacks), so a recipient of
   // many events gets them in one write syscall instead of one each. ws exposes no cork of its
   // own; its underlying net.Socket (`_socket`) is the documented Node stream that has one.
+  // The one exception is the turn's very first frame: it is written at once, so a lone event
+  // (one sender, one receiver: what latency is made of) does not wait for the end of the turn,
+  // and under load batching costs at most one extra write per turn, not one per socket.
   // A socket being upgraded is corked too: its 101 and the `joined` of a handshake join leave
   // in one write.
   const corked = new Set<CorkableStream>();
@@ -680,6 +773,39 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     return null;
   }
 
+  /**
+   * Saves a limited client's buckets with its session, at most once a second:
+   * only refusals pay for it, never an admitted event. So a resume after
+   * kill -9 of this node (no goodbye, no save on close) still starts nearly
+   * empty; a save more than the refill time (2 s) old would be a full bucket
+   * anyway, which is why nothing is saved on a timer.
+   */
+  function saveBuckets(connection: Connection, now: number): void {
+    if (connection.state !== 'joined' || now - connection.bucketsSavedAt < 1000) return;
+    connection.bucketsSavedAt = now;
+    const rateBuckets = bucketLevels(connection, limits, now);
+    if (rateBuckets) void store.update(connection.projectId, connection.shardName, connection.clientId, { rateBuckets }).catch(storeError);
+  }
+
+  /** Logged once per outage, not once per join. */
+  let joinLimitFailing = false;
+  /** Takes one join of the connection's address (SignalingLimits.maxJoinsPerAddressPerMinute). */
+  async function admitJoin(connection: Connection): Promise<boolean> {
+    if (!joinLimited) return true;
+    try {
+      const admitted = localJoins ? localJoins.take(connection.address, joinsPerMinute) : await store.takeJoin!(connection.address, joinsPerMinute);
+      if (joinLimitFailing) log('platform-kit: the join limit answers again');
+      joinLimitFailing = false;
+      return admitted;
+    } catch (error) {
+      // Fail open: a store blip must not lock every client out; a join that needs the
+      // store answers UNAVAILABLE right after, which clients retry.
+      if (!joinLimitFailing) log(`platform-kit: join limit unavailable, admitting joins meanwhile: ${String(error)}`);
+      joinLimitFailing = true;
+      return true;
+    }
+  }
+
   function onClose(connection: Connection): void {
     // Once per socket: ws emits `close` once.
     unjoined.delete(connection);
@@ -696,7 +822,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     // Presence follows the socket at once; the id and place are kept for the grace period.
     connection.state = 'offline';
     offline.set(memberKey(connection), connection);
-    void store.update(connection.projectId, connection.shardName, connection.clientId, { online: false }).catch(storeError);
+    // The buckets go with the session: a resume anywhere continues from them (SignalingLimits).
+    const rateBuckets = bucketLevels(connection, limits, clock());
+    void store.update(connection.projectId, connection.shardName, connection.clientId, rateBuckets ? { online: false, rateBuckets } : { online: false }).catch(storeError);
     publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
     connection.graceTimer = setTimeout(() => {
       if (connection.state === 'offline') void finalize(connection, false);
@@ -713,15 +841,20 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
       return;
     }
-    const message = parseClientMessage(parseJsonObject(String(data)));
+    const text = String(data);
+    const message = parseClientMessage(parseJsonObject(text));
     if (message === null) return invalid(connection, now, 'malformed frame');
+    // The hot path: an event goes on with its text, which the relayed frame is spliced from.
+    if (message.type === 'emit') return onEmit(connection, message, text, bytes, now);
     onClientMessage(connection, message, bytes, now);
   }
 
   /** A checked client message, from a frame or (a join) from the handshake. */
   function onClientMessage(connection: Connection, message: ClientMessage, bytes: number, now: number): void {
-    if (message.type === 'emit') return onEmit(connection, message, bytes, now);
+    // Without its text (none here: the handshake carries only joins) an event is serialized anew.
+    if (message.type === 'emit') return onEmit(connection, message, '', bytes, now);
     if (!take(connection, 'message', limits.maxMessagesPerSecond, now)) {
+      saveBuckets(connection, now);
       if (message.type !== 'ping') fail(connection, 'RATE_LIMITED', 'too many messages', { id: message.id });
       return;
     }
@@ -785,7 +918,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (member) publishPresence(connection, { type: 'presence', op: 'update', member: toWire(member) }, null);
   }
 
-  function onEmit(connection: Connection, message: EmitMessage, bytes: number, now: number): void {
+  function onEmit(connection: Connection, message: EmitMessage, text: string, bytes: number, now: number): void {
     const seq = message.seq;
     if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'join first', { seq });
     // A resend after a reconnection: already relayed once.
@@ -793,21 +926,15 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     connection.lastSeq = seq;
     counters.eventsIn++;
     if (!take(connection, 'event', limits.maxEventsPerSecond, now)) {
+      saveBuckets(connection, now);
       return fail(connection, 'RATE_LIMITED', `more than ${limits.maxEventsPerSecond} events per second`, { seq });
     }
     if (bytes > limits.maxPayloadBytes) {
       const size = utf8Length(JSON.stringify(message.payload));
       if (size > limits.maxPayloadBytes) return fail(connection, 'PAYLOAD_TOO_LARGE', `payload is ${size} bytes, over ${limits.maxPayloadBytes}`, { seq });
     }
-    const frame = JSON.stringify({
-      type: 'event',
-      from: connection.clientId,
-      userId: connection.userId,
-      seq,
-      name: message.name,
-      payload: message.payload,
-      ts: message.ts,
-    });
+    // Spliced from the sender's text when safe: the payload is not serialized again.
+    const frame = relayedEventFrame(text, message, connection.clientId, connection.userId);
     store.publish(connection.projectId, connection.shardName, { kind: 'event', from: connection.clientId, to: message.to ?? null, frame });
   }
 
@@ -839,6 +966,11 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     connection.projectId = message.projectId;
     connection.kind = message.kind;
     connection.maxConnectionsPerShard = max;
+    // Counted on every node at once (the store's allowance); 'joining' already refuses a second join meanwhile.
+    if (joinLimited && !(await admitJoin(connection))) {
+      counters.joinsRateLimited++;
+      return refuse(connection, 'RATE_LIMITED', `more than ${joinsPerMinute} joins per minute from this address; retry later`, id);
+    }
 
     let userId: string | null = null;
     let identifyError: ReturnType<typeof serializeError> | null = null;
@@ -954,7 +1086,14 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         connection.lastSeq = previous.lastSeq;
         connection.peerId = previous.peerId;
         connection.peerToken = previous.peerToken;
+        // Its buckets as they stand (one clock in this process): a reconnection never refills them.
+        connection.eventMilliTokens = previous.eventMilliTokens;
+        connection.eventStamp = previous.eventStamp;
+        connection.messageMilliTokens = previous.messageMilliTokens;
+        connection.messageStamp = previous.messageStamp;
       } else if (!previous) {
+        // From another node (or after kill -9 of it): the buckets saved with the session.
+        if (existing.rateBuckets) restoreBuckets(connection, existing.rateBuckets, limits, clock());
         // Held by another node (Redis): a fresh peer id, and the receivers' duplicate check covers resent events.
         if (message.kind === 'browser') {
           connection.peerId = randomId(true);
@@ -1099,6 +1238,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     const connection = new Connection(socket, clock(), limits);
     // From here on the socket's events reach onMessage and onClose (controlSocketClass).
     socket.connection = connection;
+    // Read now: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
+    if (joinLimited) connection.address = clientAddress(request, trustProxy);
     unjoined.add(connection);
     connectionCount++;
     // v2: the join may come with the handshake; then it is handled as if it were the first frame.

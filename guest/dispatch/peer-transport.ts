@@ -20,8 +20,8 @@
  *   meshes never downloads it.
  */
 import type { DataConnection, Peer } from 'peerjs';
-import { PEERJS_KEY, PEERJS_PATH, type MemberWire } from '../../protocol/signaling.js';
-import type { OutgoingEvent, PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
+import { PEERJS_KEY, PEERJS_PATH, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
+import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
 /** Options of the mesh. */
 export interface PeerTransportOptions {
@@ -61,8 +61,13 @@ interface Link {
   readonly peerId: string;
   state: 'connecting' | 'open' | 'failed';
   connection: DataConnection | null;
+  /** The connection's data channel once open: events go on it directly (see sendTo). */
+  channel: RTCDataChannel | null;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** peerjs's `DataConnection.MAX_BUFFERED_AMOUNT` (protected): above it, peerjs holds frames back itself. */
+const PEERJS_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /** Makes the factory the session calls once it has a peer id. */
 export function peerTransport(options: PeerTransportOptions = {}): PeerTransportFactory {
@@ -136,15 +141,32 @@ class MeshTransport implements PeerTransport {
     return this.#links.get(clientId)?.state === 'open';
   }
 
-  send(event: OutgoingEvent, recipients: readonly string[] | null): void {
-    // Serialized once; each channel gets its own `prev` spliced in front.
-    const body = JSON.stringify({ seq: event.seq, name: event.name, payload: event.payload, ts: event.ts });
-    const tail = body.slice(1);
-    for (const clientId of recipients ?? this.#links.keys()) {
-      const link = this.#links.get(clientId);
-      if (link?.state !== 'open' || !link.connection) continue;
-      void link.connection.send(`{"type":"event","prev":${event.prevFor(clientId)},${tail}`);
+  sendTo(clientId: string, prev: number, body: string): boolean {
+    const link = this.#links.get(clientId);
+    const connection = link?.connection;
+    const channel = link?.channel;
+    if (link?.state !== 'open' || !connection || !channel) return false;
+    // The body is serialized once per event; each channel gets its own `prev` in front.
+    const text = peerEventFrame(prev, body);
+    // Straight onto the channel, which is what peerjs's send (serialization 'raw') does when it
+    // holds nothing back, minus its three calls. When it does hold frames back (the channel's
+    // buffer was over its limit), this one queues behind them through peerjs, in order.
+    if (((connection as { readonly bufferSize?: number }).bufferSize ?? 0) === 0 && channel.bufferedAmount <= PEERJS_MAX_BUFFERED_BYTES) {
+      try {
+        // The browser's own send: peerjs's webrtc-adapter wraps each channel's `send` in a size
+        // check that reads two more native properties per frame, and the browser checks the size
+        // itself (a TypeError, caught below).
+        (RTCDataChannel.prototype.send as (this: RTCDataChannel, data: string) => void).call(channel, text);
+      } catch {
+        // A channel that is closing ends this pair; either way the session relays this event
+        // (its `prev` keeps the receiver's order across the two paths).
+        if (channel.readyState !== 'open') this.#fail(link);
+        return false;
+      }
+    } else {
+      void connection.send(text);
     }
+    return true;
   }
 
   setMembers(members: readonly MemberWire[], selfClientId: string): void {
@@ -193,7 +215,7 @@ class MeshTransport implements PeerTransport {
     if (!this.#open || !this.#peer) return;
     for (const member of wanted) {
       if (this.#links.has(member.clientId) || member.peerId === null) continue;
-      const link: Link = { clientId: member.clientId, peerId: member.peerId, state: 'connecting', connection: null, timer: undefined };
+      const link: Link = { clientId: member.clientId, peerId: member.peerId, state: 'connecting', connection: null, channel: null, timer: undefined };
       this.#links.set(member.clientId, link);
       this.#byPeer.set(member.peerId, member.clientId);
       link.timer = setTimeout(() => this.#fail(link), this.#options.p2pTimeoutMs ?? 10_000);
@@ -226,10 +248,17 @@ class MeshTransport implements PeerTransport {
     connection.on('open', () => {
       if (link.connection !== connection || link.state !== 'connecting') return;
       clearTimeout(link.timer);
+      // Frames are read from the channel itself, and peerjs's own work per frame is dropped: its
+      // `onmessage` only logs (a string built per frame), and its listener re-emits the frame as
+      // 'data' through its event emitter, which nobody here listens to. Set in the channel's open
+      // event, so before the first frame.
+      const channel = connection.dataChannel;
+      channel.onmessage = (event: MessageEvent<unknown>) => {
+        if (link.connection === connection && typeof event.data === 'string') this.#host.onFrame(link.clientId, event.data);
+      };
+      if ('_handleDataMessage' in connection) (connection as unknown as { _handleDataMessage: () => void })._handleDataMessage = () => {};
+      link.channel = channel;
       link.state = 'open';
-    });
-    connection.on('data', (data) => {
-      if (link.connection === connection && typeof data === 'string') this.#host.onFrame(link.clientId, data);
     });
     connection.on('close', () => {
       if (link.connection === connection) this.#fail(link);
@@ -253,6 +282,7 @@ class MeshTransport implements PeerTransport {
     clearTimeout(link.timer);
     const connection = link.connection;
     link.connection = null;
+    link.channel = null;
     if (link.state !== 'failed') link.state = 'failed';
     connection?.close();
   }

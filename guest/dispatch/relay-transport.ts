@@ -5,8 +5,8 @@
  * those the server never got are sent again (the server tells the last seq
  * it has; receivers drop duplicates by seq).
  */
-import type { EmitMessage } from '../../protocol/signaling.js';
-import type { DataTransport, OutgoingEvent } from './transport.js';
+import { emitFrame } from '../../protocol/signaling.js';
+import type { DataTransport } from './transport.js';
 
 /** Frames kept for a resend, at most this long. */
 const RESEND_WINDOW_MS = 15_000;
@@ -15,7 +15,13 @@ const MAX_KEPT = 1_024;
 /** The relay transport. */
 export class RelayTransport implements DataTransport {
   readonly #sendFrame: (text: string) => boolean;
-  readonly #kept: { seq: number; at: number; text: string }[] = [];
+  // The kept frames: a ring of MAX_KEPT slots, oldest at #keptStart, in three parallel arrays
+  // made once, so keeping a frame allocates nothing (no record per event, no array shifting).
+  readonly #keptSeq = new Float64Array(MAX_KEPT);
+  readonly #keptAt = new Float64Array(MAX_KEPT);
+  readonly #keptText: (string | undefined)[] = new Array<string | undefined>(MAX_KEPT).fill(undefined);
+  #keptStart = 0;
+  #keptCount = 0;
 
   /** `sendFrame` writes to the control socket; false when it is not open. */
   constructor(sendFrame: (text: string) => boolean) {
@@ -26,32 +32,42 @@ export class RelayTransport implements DataTransport {
     return true;
   }
 
-  send(event: OutgoingEvent, recipients: readonly string[] | null): void {
-    const frame: EmitMessage = {
-      type: 'emit',
-      seq: event.seq,
-      name: event.name,
-      payload: event.payload,
-      ts: event.ts,
-      ...(recipients ? { to: recipients } : {}),
-    };
-    const text = JSON.stringify(frame);
-    const now = Date.now();
-    this.#kept.push({ seq: event.seq, at: now, text });
-    while (this.#kept.length > MAX_KEPT || (this.#kept.length > 0 && now - this.#kept[0]!.at > RESEND_WINDOW_MS)) this.#kept.shift();
+  /**
+   * Sends one event (its frame body, see eventFrameBody) to these recipients
+   * (client ids or user ids), or to every other member when `recipients` is null.
+   */
+  send(seq: number, body: string, recipients: readonly string[] | null): void {
+    const text = emitFrame(body, recipients);
+    this.#keep(seq, text, Date.now());
     this.#sendFrame(text);
   }
 
   /** Sends again, in order, every kept frame the server does not have (seq above `lastSeq`). */
   resendAfter(lastSeq: number): number {
     let count = 0;
-    for (const { seq, text } of this.#kept) {
-      if (seq > lastSeq && this.#sendFrame(text)) count++;
+    for (let i = 0; i < this.#keptCount; i++) {
+      const slot = (this.#keptStart + i) % MAX_KEPT;
+      if (this.#keptSeq[slot]! > lastSeq && this.#sendFrame(this.#keptText[slot]!)) count++;
     }
     return count;
   }
 
   close(): void {
-    this.#kept.length = 0;
+    this.#keptText.fill(undefined);
+    this.#keptStart = this.#keptCount = 0;
+  }
+
+  #keep(seq: number, text: string, now: number): void {
+    // Older than the window, or the oldest when the ring is full: dropped.
+    while (this.#keptCount > 0 && (this.#keptCount === MAX_KEPT || now - this.#keptAt[this.#keptStart]! > RESEND_WINDOW_MS)) {
+      this.#keptText[this.#keptStart] = undefined;
+      this.#keptStart = (this.#keptStart + 1) % MAX_KEPT;
+      this.#keptCount--;
+    }
+    const slot = (this.#keptStart + this.#keptCount) % MAX_KEPT;
+    this.#keptSeq[slot] = seq;
+    this.#keptAt[slot] = now;
+    this.#keptText[slot] = text;
+    this.#keptCount++;
   }
 }

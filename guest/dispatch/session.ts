@@ -15,12 +15,13 @@
  *   a bounded queue (`QUEUE_FULL` beyond it) and leave exactly once, in order,
  *   when the client is back.
  */
-import { assertPlainData } from '../../protocol/data.js';
+import { assertPlainData, plainDataJson } from '../../protocol/data.js';
 import { deserializeError, isPlatformError, PlatformError, type ErrorCode } from '../../protocol/errors.js';
 import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
   encodeHandshakeJoin,
+  eventFrameBody,
   isEventName,
   isShardName,
   MAX_RECIPIENTS,
@@ -41,7 +42,7 @@ import {
   type WireLimits,
 } from '../../protocol/signaling.js';
 import { RelayTransport } from './relay-transport.js';
-import type { OutgoingEvent, PeerTransport, PeerTransportFactory } from './transport.js';
+import type { PeerTransport, PeerTransportFactory } from './transport.js';
 
 /** What `connect` returns (spec: ConnectionInfo). */
 export interface ConnectionInfo {
@@ -128,11 +129,36 @@ interface Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** A mesh frame held back until the event sent before it (its `prev`) was delivered. */
+interface HeldEvent {
+  readonly seq: number;
+  readonly prev: number;
+  readonly userId: string | null;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+}
+
 interface Inbound {
   last: number;
-  held: { seq: number; prev: number; deliver: () => void }[];
+  held: HeldEvent[];
   timer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** An event waiting for the connection: its payload already checked and serialized. */
+interface QueuedEvent {
+  readonly name: string;
+  readonly payloadJson: string;
+  readonly recipients: readonly string[] | null;
+  readonly ts: number;
+}
+
+/**
+ * What `emitEvent` returns once an event is sent or queued: one settled
+ * promise for every call, not one per event (the hot path allocates as
+ * little as it can).
+ */
+const SENT: Promise<void> = Promise.resolve();
 
 type State = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -166,12 +192,19 @@ export class DispatchSession {
   #seq = 0;
   readonly #pending = new Map<number, Pending>();
   readonly #members = new Map<string, MemberWire>();
-  readonly #listeners = new Map<string, Set<MessageHandlerCallback>>();
+  /**
+   * Listeners per event name, copy-on-write: `on` and unsubscribing replace the array, so a
+   * delivery walks the array it found without copying it, and a listener added or removed
+   * meanwhile takes effect from the next event.
+   */
+  readonly #listeners = new Map<string, readonly MessageHandlerCallback[]>();
   readonly #presenceListeners = new Set<ConnectedClientsChangedHandlerCallback>();
   readonly #errorListeners = new Set<DispatchErrorCallback>();
   readonly #inbound = new Map<string, Inbound>();
   readonly #lastSentTo = new Map<string, number>();
-  readonly #queue: { name: string; payload: EventPayload; recipients: readonly string[] | null; ts: number }[] = [];
+  readonly #queue: QueuedEvent[] = [];
+  /** The last event name that passed `isEventName` (most apps emit a few names over and over); null before the first. */
+  #checkedEventName: string | null = null;
   #relay: RelayTransport | null = null;
   #peer: PeerTransport | null = null;
   #peerKey = '';
@@ -183,11 +216,14 @@ export class DispatchSession {
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
 
+  /** The test skew of this client's clock (SessionOptions.clockSkewMs), read on every clock read. */
+  readonly #skew: number;
   readonly #urls: readonly string[];
   #urlIndex = 0;
 
   constructor(options: SessionOptions) {
     this.#options = options;
+    this.#skew = options.clockSkewMs ?? 0;
     this.#urls = typeof options.url === 'string' ? [options.url] : [...options.url];
     if (this.#urls.length === 0) throw new PlatformError('INVALID_CONFIG', 'at least one server URL is needed');
   }
@@ -240,14 +276,20 @@ export class DispatchSession {
   /** Emits an event to `recipients` (client ids or user ids) or to every other member. */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
     try {
-      if (!isEventName(eventName)) {
-        throw new PlatformError('INVALID_NAME', 'an event name is 1 to 64 of A-Z a-z 0-9 _ . : / -, starting with a letter or digit, not "platform:…"');
+      if (eventName !== this.#checkedEventName) {
+        if (!isEventName(eventName)) {
+          throw new PlatformError('INVALID_NAME', 'an event name is 1 to 64 of A-Z a-z 0-9 _ . : / -, starting with a letter or digit, not "platform:…"');
+        }
+        this.#checkedEventName = eventName;
       }
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
         throw new PlatformError('INVALID_ARGUMENT', 'the payload must be a plain object');
       }
+      // Checked and serialized once: this text is what every path sends (and what waits in the
+      // offline queue, so a payload changed after emitEvent returned is not what goes out).
+      let payloadJson: string;
       try {
-        assertPlainData(payload, this.#limits.maxPayloadBytes);
+        payloadJson = plainDataJson(payload, this.#limits.maxPayloadBytes);
       } catch (error) {
         if (isPlatformError(error) && error.code === 'VALUE_TOO_LARGE') throw new PlatformError('PAYLOAD_TOO_LARGE', error.message);
         throw error;
@@ -257,18 +299,20 @@ export class DispatchSession {
         throw new PlatformError('INVALID_ARGUMENT', `recipients are 0 to ${MAX_RECIPIENTS} client ids or user ids`);
       }
       if (this.#state === 'idle' || this.#state === 'closed') throw new PlatformError('NOT_CONNECTED', 'connect() first');
-      if (!this.#takeToken()) throw new PlatformError('RATE_LIMITED', `more than ${this.#limits.maxEventsPerSecond} events per second`);
-      // Send time on the server-synced clock: receivers subtract it from theirs.
-      const ts = this.serverNow();
+      // One clock read for both: the rate limit's refill and the send time.
+      const clock = preciseNow();
+      if (!this.#takeToken(clock)) throw new PlatformError('RATE_LIMITED', `more than ${this.#limits.maxEventsPerSecond} events per second`);
+      // Send time on the server-synced clock (serverNow() at `clock`): receivers subtract it from theirs.
+      const ts = clock + this.#skew + this.#offset;
       if (this.#state !== 'connected') {
         if (this.#queue.length >= (this.#options.maxQueuedEvents ?? 1_000)) {
           throw new PlatformError('QUEUE_FULL', `${this.#queue.length} events already wait for the connection; this one was not sent`);
         }
-        this.#queue.push({ name: eventName, payload, recipients: list, ts });
-        return Promise.resolve();
+        this.#queue.push({ name: eventName, payloadJson, recipients: list, ts });
+        return SENT;
       }
-      this.#send(eventName, payload, list, ts);
-      return Promise.resolve();
+      this.#send(eventName, payloadJson, list, ts);
+      return SENT;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -308,13 +352,18 @@ export class DispatchSession {
   /** Listens to an event. Returns the unsubscribe function. */
   on(eventName: string, callback: MessageHandlerCallback): () => void {
     if (typeof callback !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'on() needs a callback');
-    let set = this.#listeners.get(eventName);
-    if (!set) this.#listeners.set(eventName, (set = new Set()));
-    const own = set;
-    const entry: MessageHandlerCallback = (payload, metadata) => callback(payload, metadata);
-    own.add(entry);
+    this.#listeners.set(eventName, [...(this.#listeners.get(eventName) ?? []), callback]);
+    let subscribed = true;
     return () => {
-      own.delete(entry);
+      // Once: a callback added twice is two subscriptions, and each unsubscribe removes one.
+      if (!subscribed) return;
+      subscribed = false;
+      const current = this.#listeners.get(eventName) ?? [];
+      const index = current.indexOf(callback);
+      if (index < 0) return;
+      const rest = [...current.slice(0, index), ...current.slice(index + 1)];
+      if (rest.length > 0) this.#listeners.set(eventName, rest);
+      else this.#listeners.delete(eventName);
     };
   }
 
@@ -367,11 +416,11 @@ export class DispatchSession {
   }
   /** The server-synced clock, in ms since the epoch. */
   serverNow(): number {
-    return this.now() + this.#offset;
+    return preciseNow() + this.#skew + this.#offset;
   }
   /** This client's local clock (with the test skew). */
   now(): number {
-    return preciseNow() + (this.#options.clockSkewMs ?? 0);
+    return preciseNow() + this.#skew;
   }
   /** Test hook: drops the control socket as a network failure would (no leave, no close handshake awaited). */
   dropSocketForTest(): void {
@@ -480,7 +529,7 @@ export class DispatchSession {
     this.#notifyPresence();
     this.#scheduleHeartbeat();
     // Events queued while offline leave now, once, in order.
-    for (const item of this.#queue.splice(0)) this.#send(item.name, item.payload, item.recipients, item.ts);
+    for (const item of this.#queue.splice(0)) this.#send(item.name, item.payloadJson, item.recipients, item.ts);
   }
   #relayOld: RelayTransport | null = null;
 
@@ -641,9 +690,9 @@ export class DispatchSession {
 
   // ─── sending ──────────────────────────────────────────────────────────────
 
-  #takeToken(): boolean {
+  /** `now` is {@link preciseNow}. */
+  #takeToken(now: number): boolean {
     const rate = this.#limits.maxEventsPerSecond;
-    const now = preciseNow();
     this.#tokens = Math.min(rate * 2, this.#tokens + ((now - this.#tokenStamp) / 1000) * rate);
     this.#tokenStamp = now;
     if (this.#tokens < 1) return false;
@@ -651,37 +700,39 @@ export class DispatchSession {
     return true;
   }
 
-  #send(name: string, payload: EventPayload, recipients: readonly string[] | null, ts: number): void {
+  #send(name: string, payloadJson: string, recipients: readonly string[] | null, ts: number): void {
     const relay = this.#relay;
     if (!relay) return;
     const seq = ++this.#seq;
-    const lastSentTo = this.#lastSentTo;
-    const event: OutgoingEvent = { seq, name, payload, ts, prevFor: (clientId) => lastSentTo.get(clientId) ?? 0 };
+    // Serialized once for every path and recipient; each path only wraps it.
+    const body = eventFrameBody(seq, name, payloadJson, ts);
     const peer = this.#peer;
-    const self = this.#info?.clientId;
     if (!peer) {
-      relay.send(event, recipients);
+      relay.send(seq, body, recipients);
       return;
     }
     // Resolve recipients against presence: the mesh takes whom it reaches, the relay the rest.
-    const direct: string[] = [];
-    const relayed: string[] = [];
+    const lastSentTo = this.#lastSentTo;
+    const self = this.#info?.clientId;
+    let direct = 0;
+    let relayed: string[] | null = null;
     const unresolved = recipients ? new Set(recipients) : null;
     for (const member of this.#members.values()) {
-      if (member.clientId === self) continue;
+      const clientId = member.clientId;
+      if (clientId === self) continue;
       if (recipients) {
-        const named = recipients.includes(member.clientId) || (member.userId !== null && recipients.includes(member.userId));
+        const named = recipients.includes(clientId) || (member.userId !== null && recipients.includes(member.userId));
         if (!named) continue;
-        unresolved?.delete(member.clientId);
+        unresolved?.delete(clientId);
         if (member.userId !== null) unresolved?.delete(member.userId);
       }
-      (peer.reaches(member.clientId) ? direct : relayed).push(member.clientId);
+      // `prev` is the event sent to this member before, by either path: read before it moves on.
+      if (peer.sendTo(clientId, lastSentTo.get(clientId) ?? 0, body)) direct++;
+      else (relayed ??= []).push(clientId);
+      lastSentTo.set(clientId, seq);
     }
-    if (direct.length > 0) peer.send(event, direct);
-    if (!recipients && direct.length === 0) relay.send(event, null);
-    else if (relayed.length > 0 || (unresolved && unresolved.size > 0)) relay.send(event, [...relayed, ...(unresolved ?? [])]);
-    for (const clientId of direct) lastSentTo.set(clientId, seq);
-    for (const clientId of relayed) lastSentTo.set(clientId, seq);
+    if (!recipients && direct === 0) relay.send(seq, body, null);
+    else if (relayed !== null || (unresolved && unresolved.size > 0)) relay.send(seq, body, [...(relayed ?? []), ...(unresolved ?? [])]);
   }
 
   // ─── receiving ────────────────────────────────────────────────────────────
@@ -737,32 +788,41 @@ export class DispatchSession {
   #deliver(from: string, userId: string | null, seq: number, prev: number | null, name: string, payload: EventPayload, ts: number): void {
     let inbound = this.#inbound.get(from);
     if (!inbound) this.#inbound.set(from, (inbound = { last: 0, held: [], timer: undefined }));
-    if (seq <= inbound.last || inbound.held.some((item) => item.seq === seq)) return; // a duplicate
-    const deliver = (): void => {
-      const latencyMs = Math.max(0, this.serverNow() - ts);
-      for (const callback of [...(this.#listeners.get(name) ?? [])]) {
-        try {
-          callback(payload, { latencyMs, clientId: from, userId });
-        } catch (error) {
-          // One listener's bug must not stop the others or the stream.
-          console.error('platform-kit: an event listener threw', error);
-        }
-      }
-    };
+    if (seq <= inbound.last) return; // a duplicate
+    const held = inbound.held;
+    if (held.length > 0) {
+      for (const item of held) if (item.seq === seq) return; // a duplicate of one held back
+    }
     if (prev !== null && prev > inbound.last) {
       // The event sent before this one is still on its way by the relay: hold this one back.
-      inbound.held.push({ seq, prev, deliver });
-      inbound.held.sort((a, b) => a.seq - b.seq);
+      held.push({ seq, prev, userId, name, payload, ts });
+      held.sort((a, b) => a.seq - b.seq);
       const state = inbound;
-      state.timer ??= setTimeout(() => this.#releaseHeld(state, true), HOLD_MS);
+      state.timer ??= setTimeout(() => this.#releaseHeld(from, state, true), HOLD_MS);
       return;
     }
     inbound.last = seq;
-    deliver();
-    if (inbound.held.length > 0) this.#releaseHeld(inbound, false);
+    this.#dispatchEvent(from, userId, name, payload, ts);
+    if (held.length > 0) this.#releaseHeld(from, inbound, false);
   }
 
-  #releaseHeld(inbound: Inbound, force: boolean): void {
+  /** Calls the event's listeners. latencyMs is taken now: for an event held back, when it is let go. */
+  #dispatchEvent(from: string, userId: string | null, name: string, payload: EventPayload, ts: number): void {
+    const listeners = this.#listeners.get(name);
+    if (listeners === undefined) return;
+    // One metadata object per event, shared by its listeners as the payload is (both are theirs to read).
+    const metadata: DispatchMessageMetadata = { latencyMs: Math.max(0, this.serverNow() - ts), clientId: from, userId };
+    for (const callback of listeners) {
+      try {
+        callback(payload, metadata);
+      } catch (error) {
+        // One listener's bug must not stop the others or the stream.
+        console.error('platform-kit: an event listener threw', error);
+      }
+    }
+  }
+
+  #releaseHeld(from: string, inbound: Inbound, force: boolean): void {
     if (force) inbound.timer = undefined;
     while (inbound.held.length > 0) {
       const next = inbound.held[0]!;
@@ -770,7 +830,7 @@ export class DispatchSession {
       inbound.held.shift();
       if (next.seq <= inbound.last) continue;
       inbound.last = next.seq;
-      next.deliver();
+      this.#dispatchEvent(from, next.userId, next.name, next.payload, next.ts);
     }
     if (inbound.held.length === 0 && inbound.timer !== undefined) {
       clearTimeout(inbound.timer);

@@ -6,29 +6,16 @@
  * recipient, the peer path when it is open and the relay otherwise, so the
  * application never sees which one carried an event.
  */
-import type { EventPayload, MemberWire } from '../../protocol/signaling.js';
+import type { MemberWire } from '../../protocol/signaling.js';
 
-/** One event on its way out. */
-export interface OutgoingEvent {
-  /** Sender's sequence number (1, 2, …), for order and duplicate checks. */
-  readonly seq: number;
-  readonly name: string;
-  readonly payload: EventPayload;
-  /** Send time on the synced clock. */
-  readonly ts: number;
-  /** The seq of the previous event sent to `clientId` by any path (0 for none). */
-  prevFor(clientId: string): number;
-}
-
-/** A data path. */
+/**
+ * A data path. An event reaches a path as its frame body (eventFrameBody in
+ * protocol/signaling.ts: seq, name, payload and send time, serialized once by
+ * the session), which each path only wraps in its own frame.
+ */
 export interface DataTransport {
   /** True when an event to this member can go this way now. */
   reaches(clientId: string): boolean;
-  /**
-   * Sends one event to these recipients (client ids, or for the relay also
-   * user ids), or to every other member when `recipients` is null.
-   */
-  send(event: OutgoingEvent, recipients: readonly string[] | null): void;
   /** Ends the path: connections, sockets and timers. */
   close(): void;
 }
@@ -41,6 +28,12 @@ export interface PeerTransportHost {
 
 /** A peer (mesh) transport also follows the shard's members. */
 export interface PeerTransport extends DataTransport {
+  /**
+   * Sends one event to this member when its channel is open; false (nothing
+   * sent) otherwise, and the session relays it. `prev` is the seq of the event
+   * sent to this member before it, by either path (0 for none).
+   */
+  sendTo(clientId: string, prev: number, body: string): boolean;
   /** The members changed: open connections to new ones, close those of members gone. */
   setMembers(members: readonly MemberWire[], selfClientId: string): void;
   /** Path per member, for diagnostics and tests. */

@@ -2,9 +2,12 @@
  * The in-memory {@link ShardStore}: one process, no persistence. Every method
  * runs to completion synchronously before its promise resolves, which makes
  * each one atomic under Node's single thread; the Redis store gets the same
- * guarantee from Lua scripts.
+ * guarantee from Lua scripts. A member's saved rate-limit buckets are part of
+ * its record (`update({ rateBuckets })`, read back by `member()`), and the
+ * per-address join allowance is kept here too, as the Redis store keeps both.
  */
 import type { ShardInfo } from '../../protocol/signaling.js';
+import { JoinLimiter } from './join-limit.js';
 import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
 
 interface Shard {
@@ -27,6 +30,7 @@ interface Project {
 export function createMemoryStore(): ShardStore {
   const projects = new Map<string, Project>();
   const listeners = new Map<string, Set<ShardListener>>();
+  const joins = new JoinLimiter();
   let memberCount = 0;
   let shardCount = 0;
 
@@ -144,6 +148,7 @@ export function createMemoryStore(): ShardStore {
       }
       return Promise.resolve(list);
     },
+    takeJoin: (address, perMinute) => Promise.resolve(joins.take(address, perMinute)),
     publish(projectId, shardName, message: ShardMessage) {
       for (const listener of listeners.get(keyOf(projectId, shardName)) ?? []) listener(message);
     },

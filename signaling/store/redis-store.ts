@@ -24,6 +24,11 @@
  *   notices at its next lease renewal (its registration marker is gone) and
  *   re-registers every member it holds, then publishes them as presence
  *   `add`s: the state is rebuilt from the live nodes.
+ * - Rate limits: `takeJoin` is one Lua script per join (never per event); a
+ *   member's buckets are saved in `{P}:rl:<shard>` through `update` (guarded by
+ *   node like the rest of the record) and read back by `member()` on a resume.
+ *   Redis down: `takeJoin` rejects with `UNAVAILABLE` and the server admits
+ *   (fails open); saved buckets lost with a Redis restart mean one full bucket.
  *
  * Keys (one Redis, or a primary with replicas/Sentinel; not Redis Cluster:
  * the scripts name keys they compute), all under `keyPrefix` (default `pk:`),
@@ -33,9 +38,14 @@
  *   {P}:online  HASH shard → online members
  *   {P}:open:<capacity>  ZSET automatic shards with room, by creation (oldest first)
  *   {P}:m:<shard>        HASH clientId → member record (see `encode`)
+ *   {P}:rl:<shard>       HASH clientId → saved rate-limit buckets "event:message:savedAtMs"
+ *                        (written on disconnect and while a client is limited, never per
+ *                        event; removed with the member)
  *   {P}:ch:<shard>       pub/sub channel of the shard
  *   {P}:seq     counter (join order, shard creation order)
  *   lease:<node> (PX), node:<node> (registration marker), nodes (SET), nm:<node> (SET of the node's members)
+ *   join:<address> (PX) the address's join allowance: its GCRA arrival time in µs of Redis's
+ *                        clock (TIME, one clock for every node); expires when the allowance is full
  *
  * ioredis is imported lazily, when a Redis store is created: the embedded
  * default never loads it.
@@ -44,7 +54,8 @@ import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import { PlatformError } from '../../protocol/errors.js';
 import type { EventPayload, ShardInfo } from '../../protocol/signaling.js';
-import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
+import { joinSteps } from './join-limit.js';
+import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, RateBuckets, ShardListener, ShardMessage, ShardStore } from './store.js';
 
 /** Options of {@link createRedisStore}. */
 export interface RedisStoreOptions {
@@ -91,6 +102,7 @@ end
 local function removeMember(prefix, P, shard, clientId, f)
   local base = prefix .. '{' .. P .. '}:'
   redis.call('HDEL', base .. 'm:' .. shard, clientId)
+  redis.call('HDEL', base .. 'rl:' .. shard, clientId)
   redis.call('SREM', prefix .. 'nm:' .. f[2], P .. '\\n' .. shard .. '\\n' .. clientId)
   local size = redis.call('HINCRBY', base .. 'size', shard, -1)
   if f[3] == '1' then redis.call('HINCRBY', base .. 'online', shard, -1) end
@@ -161,7 +173,7 @@ removeMember(prefix, P, shard, clientId, f)
 return 1
 `;
 
-// ARGV: prefix, P, shard, clientId, node, mask ("oppi": online, peerId, userId, userInfo), online, peerId, userIdJSON, userInfoJSON
+// ARGV: prefix, P, shard, clientId, node, mask ("oppir": online, peerId, userId, userInfo, rate buckets), online, peerId, userIdJSON, userInfoJSON, buckets
 const LUA_UPDATE = `${LUA_COMMON}
 local prefix, P, shard, clientId, node, mask = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local base = prefix .. '{' .. P .. '}:'
@@ -184,6 +196,7 @@ end
 if string.sub(mask, 2, 2) == '1' then f[6] = ARGV[8] end
 if string.sub(mask, 3, 3) == '1' then f[7] = ARGV[9] end
 if string.sub(mask, 4, 4) == '1' then f[8] = ARGV[10] end
+if string.sub(mask, 5, 5) == '1' then redis.call('HSET', base .. 'rl:' .. shard, clientId, ARGV[11]) end
 local nv = table.concat(f, '\\n')
 redis.call('HSET', mkey, clientId, nv)
 return {nv, redis.call('HGET', base .. 'shards', shard) or ''}
@@ -249,6 +262,18 @@ end
 return 1
 `;
 
+// ARGV: key, emission interval (µs), burst tolerance (µs); see join-limit.ts. 1: admitted, 0: over.
+// TIME: every node's joins are measured on Redis's one clock (scripts replicate their effects).
+const LUA_TAKE_JOIN = `
+local key, emission, tolerance = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local arrival = math.max(tonumber(redis.call('GET', key) or '0'), now) + emission
+if arrival - now > tolerance then return 0 end
+redis.call('SET', key, string.format('%.0f', arrival), 'PX', math.ceil((arrival - now) / 1000))
+return 1
+`;
+
 interface Script {
   readonly lua: string;
   readonly sha: string;
@@ -261,6 +286,7 @@ const SCRIPTS = {
   sweep: script(LUA_SWEEP),
   renew: script(LUA_RENEW),
   restore: script(LUA_RESTORE),
+  takeJoin: script(LUA_TAKE_JOIN),
 };
 
 // ─── records ────────────────────────────────────────────────────────────────
@@ -299,6 +325,18 @@ function decodeAll(pairs: readonly string[]): MemberRecord[] {
   const list: Decoded[] = [];
   for (let i = 0; i + 1 < pairs.length; i += 2) list.push(decode(pairs[i]!, pairs[i + 1]!));
   return list.sort((a, b) => a.order - b.order).map((item) => item.record);
+}
+
+/** Saved rate-limit buckets as stored: "event:message:savedAtMs". */
+function encodeBuckets(buckets: RateBuckets): string {
+  return `${Math.floor(buckets.eventMilliTokens)}:${Math.floor(buckets.messageMilliTokens)}:${Math.floor(buckets.savedAtMs)}`;
+}
+
+function decodeBuckets(value: string | null): RateBuckets | undefined {
+  if (value === null) return undefined;
+  const [eventMilliTokens, messageMilliTokens, savedAtMs] = value.split(':').map(Number);
+  if (!Number.isFinite(eventMilliTokens) || !Number.isFinite(messageMilliTokens) || !Number.isFinite(savedAtMs)) return undefined;
+  return { eventMilliTokens: eventMilliTokens!, messageMilliTokens: messageMilliTokens!, savedAtMs: savedAtMs! };
 }
 
 // Pub/sub envelope: "node\nkind\n…": a header of short fields, then the frame (JSON, no raw newline).
@@ -594,7 +632,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
     },
 
     async update(projectId, shardName, clientId, patch: MemberPatch) {
-      const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo].map((field) => (field === undefined ? '0' : '1')).join('');
+      const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets].map((field) => (field === undefined ? '0' : '1')).join('');
       const reply = (await run(SCRIPTS.update, [
         prefix,
         projectId,
@@ -606,6 +644,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
         patch.peerId ?? '',
         JSON.stringify(patch.userId ?? null),
         JSON.stringify(patch.userInfo ?? {}),
+        patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
       ])) as [string, string] | null;
       if (!reply) {
         held.delete(refOf(projectId, shardName, clientId)); // gone, or held by another node now
@@ -617,8 +656,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
     },
 
     async member(projectId, shardName, clientId) {
-      const value = await read((redis) => redis.hget(`${base(projectId)}m:${shardName}`, clientId));
-      return value === null ? null : decode(clientId, value).record;
+      // Both replies in one round trip (ioredis writes both commands before either answer).
+      const [value, buckets] = await read((redis) => Promise.all([redis.hget(`${base(projectId)}m:${shardName}`, clientId), redis.hget(`${base(projectId)}rl:${shardName}`, clientId)]));
+      if (value === null) return null;
+      const record = decode(clientId, value).record;
+      const rateBuckets = decodeBuckets(buckets);
+      return rateBuckets ? { ...record, rateBuckets } : record;
     },
 
     members: (projectId, shardName) => readMembers(projectId, shardName),
@@ -631,6 +674,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisShardStore {
         if (numConnectedClients > 0) list.push({ shardName, numConnectedClients });
       }
       return list.sort((a, b) => (a.shardName < b.shardName ? -1 : a.shardName > b.shardName ? 1 : 0));
+    },
+
+    async takeJoin(address, perMinute) {
+      const steps = joinSteps(perMinute);
+      if (!steps) return true;
+      return (await run(SCRIPTS.takeJoin, [`${prefix}join:${address}`, steps.emissionUs, steps.toleranceUs])) === 1;
     },
 
     publish(projectId, shardName, message) {

@@ -12,13 +12,35 @@
  * - `publish`/`subscribe` carry everything that must reach the members of a
  *   shard (relayed events, presence changes, peer signaling) to every node
  *   that holds one of them: Redis pub/sub on a channel per shard.
+ * - Rate limits: a member's buckets are saved with its record (`rateBuckets`,
+ *   never read per event), and `takeJoin` keeps the per-address join
+ *   allowance, in the same place as the shards, so every node sees one count.
  */
 import type { EventPayload, MemberWire, ShardInfo } from '../../protocol/signaling.js';
+
+/**
+ * A client's rate-limit buckets as last saved (see SignalingLimits in
+ * server.ts): they travel with its session, so a client that resumes on any
+ * node continues from them instead of a full bucket. Levels are in thousandths
+ * of a token; the receiving node adds what its refill rate gives for the time
+ * since `savedAtMs` and caps at its own bucket size.
+ */
+export interface RateBuckets {
+  readonly eventMilliTokens: number;
+  readonly messageMilliTokens: number;
+  /** Wall clock (`Date.now()`) of the save: nodes share no monotonic clock. */
+  readonly savedAtMs: number;
+}
 
 /** A member as the store keeps it. `online` is false while it is within its reconnection grace period. */
 export interface MemberRecord extends MemberWire {
   readonly kind: 'browser' | 'backend';
   readonly online: boolean;
+  /**
+   * The rate-limit buckets saved with the session, when any were (never on the
+   * wire). `member()` returns them; other reads may leave them out.
+   */
+  readonly rateBuckets?: RateBuckets;
 }
 
 /** The mutable fields of a member. */
@@ -27,6 +49,7 @@ export interface MemberPatch {
   readonly userInfo?: EventPayload;
   readonly online?: boolean;
   readonly peerId?: string | null;
+  readonly rateBuckets?: RateBuckets;
 }
 
 /** What a join asks for. */
@@ -103,6 +126,16 @@ export interface ShardStore {
   members(projectId: string, shardName: string): Promise<readonly MemberRecord[]>;
   /** The project's active shards and their online member counts. */
   shards(projectId: string): Promise<readonly ShardInfo[]>;
+  /**
+   * Takes one join from the allowance of a client address: at most
+   * `perMinute` joins at once, then one every `60,000 / perMinute` ms (GCRA,
+   * a token bucket kept as one timestamp). Shared by every node of the store
+   * and atomic (a Lua script in Redis), so joins spread over many nodes count
+   * as on one. Resolves false when over; rejects when the store is out of
+   * reach (the server then admits: see SignalingLimits.maxJoinsPerAddressPerMinute).
+   * Optional: without it the server keeps the allowance in its own process.
+   */
+  takeJoin?(address: string, perMinute: number): Promise<boolean>;
   /** Sends a message to every subscriber of the shard (every node holding a member). */
   publish(projectId: string, shardName: string, message: ShardMessage): void;
   /** Listens to a shard's messages. Returns the unsubscribe function. */

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebSocket } from 'ws';
+import { WebSocket, type ClientOptions } from 'ws';
 import { createSignalingServer, PlatformBackend, type SignalingServer, type SignalingServerOptions } from '../../signaling/index.js';
 import { controlUrl } from '../../signaling/backend-dispatch.js';
 
@@ -49,9 +49,12 @@ export class Raw {
   readonly opened: Promise<void>;
   closed = false;
 
-  /** `protocols`: the subprotocols to offer (a v2 join in the handshake, see encodeHandshakeJoin). */
-  constructor(url: string, protocols: readonly string[] = []) {
-    this.ws = new WebSocket(controlUrl(url), [...protocols], { perMessageDeflate: false });
+  /**
+   * `protocols`: the subprotocols to offer (a v2 join in the handshake, see encodeHandshakeJoin).
+   * `options`: more ws client options (`localAddress: '127.0.0.7'` joins from another loopback address, `headers`).
+   */
+  constructor(url: string, protocols: readonly string[] = [], options: ClientOptions = {}) {
+    this.ws = new WebSocket(controlUrl(url), [...protocols], { perMessageDeflate: false, ...options });
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
@@ -127,4 +130,18 @@ export async function codeOf(promise: Promise<unknown>): Promise<string | undefi
     return (error as { code?: string }).code;
   }
   return undefined;
+}
+
+const errorCode = (frame: Frame): string | undefined => (frame['error'] as { code?: string } | undefined)?.code;
+
+/**
+ * Emits `count` events at once (seq from `firstSeq`); resolves the seqs refused RATE_LIMITED.
+ * The last one sent is refused whenever any is (a bucket does not refill within a burst), and
+ * answers come in order: once its answer is here, every answer is.
+ */
+export async function flood(sender: Raw, firstSeq: number, count: number): Promise<number[]> {
+  for (let i = 0; i < count; i++) sender.send({ type: 'emit', seq: firstSeq + i, name: 'flood', payload: { i }, ts: 0 });
+  const last = await sender.next((f) => f.type === 'error' && f['seq'] === firstSeq + count - 1);
+  const refused = sender.frames.filter((f) => f.type === 'error' && errorCode(f) === 'RATE_LIMITED' && (f['seq'] as number) >= firstSeq);
+  return [...refused, ...(errorCode(last) === 'RATE_LIMITED' ? [last] : [])].map((f) => f['seq'] as number);
 }
