@@ -46,7 +46,9 @@ class GuestRemixState {
     link.handle('valueChanged', (path: unknown, value: unknown) => {
       const checkedPath = assertVccPath(path);
       const checkedValue = assertPlainData(value);
-      this.applyOverride(checkedPath, checkedValue);
+      // The echo of this template's own onSetValue finds the value in place already: no copy of
+      // the overrides before the listeners run. Only primitives compare equal this way.
+      if (!this.holds(checkedPath, checkedValue)) this.applyOverride(checkedPath, checkedValue);
       this.emitValue(checkedPath, checkedValue);
     });
     link.handle('activePathChanged', (path: unknown) => {
@@ -102,6 +104,14 @@ class GuestRemixState {
     this.overrides = { ...this.overrides, [scope]: { ...this.overrides[scope], [key]: entry } };
   }
 
+  /** True when the override at `[scope, key]` is `value` itself (a primitive, or the very same object). */
+  holds(path: VccPath, value: PlainData): boolean {
+    if (path.length !== 2) return false;
+    const [scope, key] = path as readonly [string, string];
+    const entries = Object.prototype.hasOwnProperty.call(this.overrides, scope) ? this.overrides[scope] : undefined;
+    return entries !== undefined && Object.prototype.hasOwnProperty.call(entries, key) && Object.is(entries[key], value);
+  }
+
   /** Puts back the override at `[scope, key]` as it was (undefined: no override). */
   restore(scope: string, key: string, previous: unknown): void {
     const { [key]: _dropped, ...others } = this.overrides[scope] ?? {};
@@ -125,7 +135,14 @@ class GuestRemixState {
 
   emitValue(path: VccPath, value: unknown): void {
     for (const listeners of this.instances) {
-      for (const handler of listeners.value) safely(() => handler([...path], clonePlain(value as PlainData)));
+      for (const handler of listeners.value) {
+        // Each listener gets its own copies, so one cannot change what the next one sees.
+        try {
+          handler([...path], clonePlain(value as PlainData));
+        } catch (error) {
+          reportListenerError(error);
+        }
+      }
     }
   }
 }
@@ -177,12 +194,20 @@ export class InstantRemixing {
   onSetValue(path: string[], newValue: unknown, skipUpdate = false): Promise<void> {
     const checkedPath = assertVccPath(path);
     const value = assertPlainData(newValue);
-    const [scope = '', key = ''] = checkedPath;
-    const previous = readPath(this.#state.overrides, [scope, key]);
-    this.#state.applyOverride(checkedPath, clonePlain(value));
-    return this.#state.link.call('setValue', checkedPath, value, skipUpdate === true).catch((error: unknown) => {
+    const state = this.#state;
+    // The one check of applyOverride below that can fail, made before anything is sent.
+    if (checkedPath.length === 1 && !isPlainObject(value)) throw new PlatformError('INVALID_VALUE', 'the value of a whole scope must be an object');
+    // The request leaves first, so the host works on it while this side does its bookkeeping.
+    // Nothing can answer before onSetValue returns, and get() sees the new value as soon as it has.
+    // skipUpdate travels only when true: one argument less on the wire of every keystroke.
+    const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
+    const scope = checkedPath[0] ?? '';
+    const key = checkedPath[1] ?? '';
+    const previous = readPath(state.overrides, [scope, key]);
+    state.applyOverride(checkedPath, clonePlain(value));
+    return sent.catch((error: unknown) => {
       // The host refused the value: the last good one comes back. A timeout or reset proves nothing about the value.
-      if (error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET') if (checkedPath.length > 1) this.#state.restore(scope, key, previous);
+      if (error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET') if (checkedPath.length > 1) state.restore(scope, key, previous);
       throw error;
     });
   }
@@ -242,6 +267,10 @@ function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData 
   return writePath(container, path, value);
 }
 
+function isPlainObject(value: PlainData): value is { [key: string]: PlainData } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function addListener<Handler>(set: Set<Handler>, handler: Handler): () => void {
   if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
   set.add(handler);
@@ -255,8 +284,12 @@ function safely(run: () => void): void {
   try {
     run();
   } catch (error) {
-    console.error('platform-kit: a listener threw', error);
+    reportListenerError(error);
   }
+}
+
+function reportListenerError(error: unknown): void {
+  console.error('platform-kit: a listener threw', error);
 }
 
 function parseOverrides(snapshot: unknown): ValueOverrides {

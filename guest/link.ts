@@ -17,7 +17,7 @@ import {
   type HelloMessage,
   type HostApi,
 } from '../protocol/link.js';
-import { createCaller, serveSurface, type Caller, type Refusal } from '../protocol/rpc.js';
+import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 
 /** Options of the guest link; set them with {@link configureGuestLink} before first use. */
 export interface GuestLinkOptions {
@@ -58,7 +58,12 @@ export class GuestLink {
   #refused = 0;
   readonly #options: GuestLinkOptions;
   readonly #helloId = newHelloId();
-  readonly #handlers = new Map<keyof GuestApi, Set<(...args: unknown[]) => unknown>>();
+  /**
+   * Handlers per method, as arrays replaced on every change (copy on write): a
+   * notification walks a plain array without copying it, and a handler added
+   * or removed meanwhile takes effect from the next one.
+   */
+  readonly #handlers = new Map<keyof GuestApi, readonly ((...args: unknown[]) => unknown)[]>();
   readonly #waiting: { resolve: () => void }[] = [];
   #caller: Caller<HostApi> | null = null;
   #port: MessagePort | null = null;
@@ -87,11 +92,17 @@ export class GuestLink {
    * all run (two InstantRemixing objects in one page). Returns the remover.
    */
   handle<Name extends keyof GuestApi>(name: Name, handler: (...args: Parameters<GuestApi[Name]>) => ReturnType<GuestApi[Name]> | void): () => void {
-    let set = this.#handlers.get(name);
-    if (!set) this.#handlers.set(name, (set = new Set()));
     const entry = handler as (...args: unknown[]) => unknown;
-    set.add(entry);
-    return () => set.delete(entry);
+    this.#handlers.set(name, [...(this.#handlers.get(name) ?? []), entry]);
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      const remaining = [...(this.#handlers.get(name) ?? [])];
+      const index = remaining.indexOf(entry);
+      if (index !== -1) remaining.splice(index, 1);
+      this.#handlers.set(name, remaining);
+    };
   }
 
   /**
@@ -104,7 +115,7 @@ export class GuestLink {
     }
     if (this.#state === 'standalone' || !this.#caller) return Promise.resolve();
     // No async/await on the linked path: each await is a microtask hop on every round trip.
-    return (this.#caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args) as Promise<never>;
+    return this.#caller.apply(name, args) as Promise<never>;
   }
 
   /**
@@ -151,16 +162,22 @@ export class GuestLink {
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of GUEST_METHODS) {
       handlers[name] = (...args: unknown[]) => {
+        const registered = this.#handlers.get(name);
+        if (registered === undefined) return undefined;
         let result: unknown;
-        for (const handler of this.#handlers.get(name) ?? []) {
-          const value = handler(...args);
+        for (let i = 0; i < registered.length; i++) {
+          const value = (registered[i] as (...args: unknown[]) => unknown).apply(undefined, args);
           if (value !== undefined) result = value;
         }
         return result;
       };
     }
-    serveSurface(port, GUEST_METHODS, handlers, { onRefused: (refusal: Refusal) => this.#onRefused(refusal) });
-    this.#caller = createCaller<HostApi>(port, { callTimeoutMs: this.#options.callTimeoutMs });
+    this.#caller = linkPort<HostApi>(port, {
+      allowed: GUEST_METHODS,
+      handlers,
+      callTimeoutMs: this.#options.callTimeoutMs,
+      onRefused: (refusal: Refusal) => this.#onRefused(refusal),
+    }).caller;
     port.start();
     this.#state = 'linked';
     this.#releaseWaiting();

@@ -15,6 +15,12 @@ export class Emitter<Events extends object> {
     };
   }
 
+  /** True when `name` has a listener: lets a hot path skip building a payload nobody hears. */
+  has<Name extends keyof Events>(name: Name): boolean {
+    const set = this.#listeners.get(name);
+    return set !== undefined && set.size > 0;
+  }
+
   /** Calls every listener of `name` with `payload`. */
   emit<Name extends keyof Events>(name: Name, payload: Events[Name]): void {
     const set = this.#listeners.get(name);

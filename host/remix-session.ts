@@ -98,10 +98,30 @@ export interface AttachOptions {
   readonly wrapHandler?: (name: RemixCall, handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown;
 }
 
+/** A value that passed the session's checks, ready to store. */
+interface CheckedValue {
+  readonly scope: string;
+  readonly key: string;
+  /** What is stored at `[scope, key]` (the whole entry when the path went deeper). */
+  readonly entry: PlainData;
+  /** The value at the path itself, as the templates are told. */
+  readonly value: PlainData;
+}
+
+/** A VCC's parsed type and the start of its error messages ("the value of card.title"). */
+interface CachedField {
+  readonly type: VccType;
+  readonly where: string;
+}
+
+/** setValue's options for a guest's value without skipUpdate: one object for every keystroke. */
+const FROM_GUEST: SetValueOptions = Object.freeze({ source: 'guest' });
+
 /** The values and state of one remix. */
 export class RemixSession {
   #customization: BuiltCustomization | null;
-  readonly #typeCache = new Map<string, VccType | undefined>();
+  /** {@link RemixSession.#fieldAt}'s cache; null: the template defines no VCC there. */
+  readonly #typeCache = new Map<string, Map<string, CachedField | null>>();
   #overrides: ValueOverrides;
   #editorAttributes: EditorAttributes;
   #remixing: boolean;
@@ -119,7 +139,7 @@ export class RemixSession {
     if (!isEditorAttributes(this.#editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
     this.#remixing = options.remixing ?? true;
     for (const [scope, entries] of Object.entries(options.values ?? {})) {
-      for (const [key, value] of Object.entries(entries)) this.#apply([scope, key], value, 'host');
+      for (const [key, value] of Object.entries(entries)) this.#store(this.#check([scope, key], value, 'host'));
     }
   }
 
@@ -157,11 +177,26 @@ export class RemixSession {
 
   /** The parsed VCC type at `path`, when the template defines one. */
   typeAt(path: readonly string[]): VccType | undefined {
+    return this.#fieldAt(path[0] ?? '', path[1] ?? '')?.type;
+  }
+
+  /**
+   * The VCC type at `[scope, key]` and the words its errors start with, or
+   * undefined when the template defines none. Parsed once per path, and kept
+   * in two map levels rather than under a joined key: every value the guest
+   * sets is checked against its type, and no string is built per keystroke.
+   */
+  #fieldAt(scope: string, key: string): CachedField | undefined {
     if (!this.#customization) return undefined;
-    // Parsed once per path: every value the guest sets is checked against its type.
-    const cacheKey = `${path[0] ?? ''}\u0000${path[1] ?? ''}`;
-    if (!this.#typeCache.has(cacheKey)) this.#typeCache.set(cacheKey, findVccType(this.#customization, path));
-    return this.#typeCache.get(cacheKey);
+    let fields = this.#typeCache.get(scope);
+    if (!fields) this.#typeCache.set(scope, (fields = new Map()));
+    let field = fields.get(key);
+    if (field === undefined) {
+      const type = findVccType(this.#customization, [scope, key]);
+      field = type ? { type, where: `the value of ${scope}.${key}` } : null;
+      fields.set(key, field);
+    }
+    return field ?? undefined;
   }
 
   /** Whether the session is in remix mode (false: preview). */
@@ -192,13 +227,18 @@ export class RemixSession {
   setValue(path: readonly string[], value: unknown, options: SetValueOptions = {}): void {
     const checkedPath = assertVccPath(path);
     const source = options.source ?? 'host';
-    const stored = this.#apply(checkedPath, value, source);
-    // Frames first: the template's onValueChanged is the latency that matters; the editor's own listeners can follow.
+    const checked = this.#check(checkedPath, value, source);
+    // Frames first: the template's onValueChanged is the latency that matters. The value is
+    // stored and the editor's own listeners hear it after the notification left; nothing in
+    // between reads the session's values (a notification is posted or queued, never answered
+    // at once).
     for (const frame of this.#frames) {
       if (frame === options.skipFrame) continue;
-      this.#notify(frame, 'valueChanged', checkedPath, stored);
+      frame.notify('valueChanged', checkedPath, checked.value).catch(this.#report);
     }
-    this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(stored), source });
+    this.#store(checked);
+    // The event's copies are made only for someone to hear them.
+    if (this.#events.has('valuechange')) this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(checked.value), source });
   }
 
   /** Enters or leaves remix mode; the guest's onSetRemixing hears it. */
@@ -298,7 +338,7 @@ export class RemixSession {
 
   #setFromGuest(frame: TemplateFrame, path: unknown, value: unknown, skipUpdate: unknown): void {
     try {
-      this.setValue(path as readonly string[], value, { source: 'guest', ...(skipUpdate === true ? { skipFrame: frame } : {}) });
+      this.setValue(path as readonly string[], value, skipUpdate === true ? { source: 'guest', skipFrame: frame } : FROM_GUEST);
     } catch (error) {
       const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', String(error));
       this.#events.emit('refusedvalue', { path, error: coded });
@@ -306,29 +346,36 @@ export class RemixSession {
     }
   }
 
-  /** Checks and stores one value; returns the stored copy. Nothing changes when it throws. */
-  #apply(path: VccPath, value: unknown, source: ValueSource): PlainData {
-    const [scope, key, ...rest] = path;
+  /** Checks one value; changes nothing (see {@link RemixSession.#store}). Throws what setValue throws. */
+  #check(path: VccPath, value: unknown, source: ValueSource): CheckedValue {
+    const scope = path[0];
+    const key = path[1];
     if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a value path needs at least [scope, key]');
     if (source === 'guest' && PREDEFINED_SCOPES.has(scope)) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
     // One copy: the caller keeps no reference into the session's state.
     const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
-    const entry = rest.length === 0 ? checked : writeInside(this.get([scope, key]), rest, checked);
-    const type = this.typeAt([scope, key]);
-    if (type) assertValueFitsType(entry, type, `the value of ${scope}.${key}`);
+    const entry = path.length === 2 ? checked : writeInside(this.get([scope, key]), path.slice(2), checked);
+    const field = this.#fieldAt(scope, key);
+    if (field) assertValueFitsType(entry, field.type, field.where);
+    return { scope, key, entry, value: checked };
+  }
+
+  /** Stores a value that {@link RemixSession.#check} passed. */
+  #store(checked: CheckedValue): void {
+    const { scope, key, entry } = checked;
     this.#overrides = { ...this.#overrides, [scope]: { ...this.#overrides[scope], [key]: entry } };
-    return checked;
   }
 
   #notify(frame: TemplateFrame, name: 'valueChanged' | 'activePathChanged' | 'remixingChanged', ...args: unknown[]): void {
-    (frame.notify as (name: string, ...rest: unknown[]) => Promise<void>)(name, ...args).catch((error: unknown) => this.#report(error));
+    (frame.notify as (name: string, ...rest: unknown[]) => Promise<void>)(name, ...args).catch(this.#report);
   }
 
-  #report(error: unknown): void {
+  /** Reports a failed notification or request (bound once: it is passed on every notification). */
+  readonly #report = (error: unknown): void => {
     // A reload drops what was in flight on purpose; the state is re-sent on 'link'.
     if (error instanceof PlatformError && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
     this.#events.emit('error', error instanceof PlatformError ? error : new PlatformError('INTERNAL', String(error)));
-  }
+  };
 }
 
 function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {

@@ -31,7 +31,7 @@ import {
   type HostApi,
   type WelcomeMessage,
 } from '../protocol/link.js';
-import { createCaller, serveSurface, type Caller } from '../protocol/rpc.js';
+import { linkPort, type Caller } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 
 /**
@@ -263,7 +263,7 @@ export class TemplateFrame {
 
   #send(link: LinkState, name: keyof GuestApi & string, args: readonly unknown[]): Promise<void> {
     // Notifications answer undefined, so the call's own promise is returned as it is: no extra hop per message.
-    return (link.caller.call as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args) as Promise<void>;
+    return link.caller.apply(name, args) as Promise<void>;
   }
 
   readonly #onWindowMessage = (event: MessageEvent): void => {
@@ -289,8 +289,12 @@ export class TemplateFrame {
       handlers[name] =
         name === 'ready' || name === 'load' ? () => this.#openGate(name, channel.port1) : (...args: unknown[]) => this.#dispatch(name, args);
     }
-    const stopServing = serveSurface(channel.port1, HOST_METHODS, handlers, { onRefused: (refusal) => this.#refuse(refusal) });
-    const caller = createCaller<GuestApi>(channel.port1, { callTimeoutMs: this.#callTimeoutMs });
+    const { caller, stop: stopServing } = linkPort<GuestApi>(channel.port1, {
+      allowed: HOST_METHODS,
+      handlers,
+      callTimeoutMs: this.#callTimeoutMs,
+      onRefused: (refusal) => this.#refuse(refusal),
+    });
     channel.port1.start();
     this.#link = { helloId, port: channel.port1, caller, stopServing };
     this.#state = 'linked';
@@ -314,7 +318,7 @@ export class TemplateFrame {
   #dispatch(name: Exclude<keyof HostApi, Gate>, args: unknown[]): unknown {
     const handler = this.#handlerOf(name);
     if (!handler) throw new PlatformError('UNSUPPORTED', `this host does not handle "${name}"`);
-    return handler(...args);
+    return handler.apply(undefined, args);
   }
 
   #openGate(gate: Gate, port: MessagePort): void {

@@ -99,8 +99,12 @@ export interface GuestSnapshot {
 export interface HostApi {
   /** The guest's listeners are set: flush queued notifications. */
   ready(): void;
-  /** onSetValue: set the value at `path`; with `skipUpdate` the guest gets no echo. */
-  setValue(path: VccPath, value: PlainData, skipUpdate: boolean): void;
+  /**
+   * onSetValue: set the value at `path`; with `skipUpdate` true the guest gets no echo.
+   * The guest leaves `skipUpdate` out when it is false (one argument less per keystroke);
+   * anything but `true` means false.
+   */
+  setValue(path: VccPath, value: PlainData, skipUpdate?: boolean): void;
   /** onPresentControl: open the control of `path`. */
   presentControl(path: VccPath, attributes: PresentControlAttributes): void;
   /** finish(): advance the remix to the preview. */

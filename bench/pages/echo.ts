@@ -2,7 +2,7 @@
 // echoes and bare comlink over ports the bench page transfers, and an echo
 // within this page. The same payload as ours: a VCC path and a short string.
 import { expose, wrap } from 'comlink';
-import { createCaller, serveSurface } from '../../protocol/rpc.js';
+import { linkPort } from '../../protocol/rpc.js';
 import { leanEndpoint } from './lean-rpc.js';
 import { PATH, type ComlinkGuestApi, type ComlinkHostApi, type EchoPorts, type RpcHostApi } from './protocol.js';
 import { echo, hostOriginFromQuery, portRoundTrips, sampleLoop, serveCommands } from './round-trips.js';
@@ -51,13 +51,16 @@ function comlinkScenarios(port: MessagePort): { shape: (count: number) => Promis
 function rpcShape(port: MessagePort): (count: number) => Promise<number[]> {
   let arrive: (() => void) | null = null;
   let stoppedAt = 0;
-  serveSurface(port, ['valueChanged'], {
-    valueChanged: () => {
-      stoppedAt = stopClock();
-      arrive?.();
+  const { caller: host } = linkPort<RpcHostApi>(port, {
+    allowed: ['valueChanged'],
+    handlers: {
+      valueChanged: () => {
+        stoppedAt = stopClock();
+        arrive?.();
+      },
     },
+    callTimeoutMs: 5_000,
   });
-  const host = createCaller<RpcHostApi>(port, { callTimeoutMs: 5_000 });
   port.start();
   return (count) =>
     sampleLoop(count, (i) => {

@@ -9,7 +9,7 @@ import { connect, WindowMessenger } from 'penpal';
 // The classes' own modules, not host/index.ts: that one also loads the Lit elements, which this page does not use.
 import { RemixSession } from '../../host/remix-session.js';
 import { TemplateFrame } from '../../host/template-frame.js';
-import { createCaller, serveSurface } from '../../protocol/rpc.js';
+import { linkPort } from '../../protocol/rpc.js';
 import {
   SCENARIOS,
   type ComlinkGuestApi,
@@ -131,11 +131,14 @@ async function setUp(): Promise<BenchPageApi> {
     store() {},
   };
   expose(comlinkHost, channels.comlink.port1);
-  const rpcGuest = createCaller<RpcGuestApi>(channels.rpc.port1, { callTimeoutMs: 5_000 });
-  serveSurface(channels.rpc.port1, ['setValue'], {
-    setValue: (path, value) => {
-      rpcGuest.call('valueChanged', path as string[], value as string).catch(reportLost);
+  const { caller: rpcGuest } = linkPort<RpcGuestApi>(channels.rpc.port1, {
+    allowed: ['setValue'],
+    handlers: {
+      setValue: (path, value) => {
+        rpcGuest.call('valueChanged', path as string[], value as string).catch(reportLost);
+      },
     },
+    callTimeoutMs: 5_000,
   });
   channels.rpc.port1.start();
   const leanGuest = leanEndpoint(channels.lean.port1, {
