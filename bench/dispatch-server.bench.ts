@@ -36,12 +36,6 @@ export const description = 'Signaling server: joins per second and memory per id
 
 const CLIENTS = 10_000;
 const IN_FLIGHT = 200;
-/**
- * Clients come from 127.0.0.1–127.0.0.10 (Linux routes all of 127/8 to loopback), 1,000 each:
- * our server runs with its default join limit per address, as deployed, and no address goes
- * over its burst.
- */
-const localAddress = (i: number): string => `127.0.0.${1 + (i % 10)}`;
 /** ABBA cycles: one server's joins/s moves by ±20 % between turns on a shared 2-core machine. */
 const CYCLES = 3;
 
@@ -118,15 +112,15 @@ async function runOne(kind: Kind): Promise<Turn> {
     const { sockets, ms, frames } =
       kind === 'ours'
         ? await joinAll(
-            (i) => {
+            () => {
               // As the browser client does: the join rides in the handshake (one round trip).
               const protocols = encodeHandshakeJoin({ type: 'join', v: SIGNALING_VERSION, id: 1, projectId: 'bench', kind: 'browser', maxConnectionsPerShard: 10, userInfo: {} });
-              return new WebSocket(`ws://127.0.0.1:${port}/dispatch`, protocols ? [...protocols] : [], { perMessageDeflate: false, localAddress: localAddress(i) });
+              return new WebSocket(`ws://127.0.0.1:${port}/dispatch`, protocols ? [...protocols] : [], { perMessageDeflate: false });
             },
             (frame) => frame.startsWith('{"type":"joined"'),
           )
         : await joinAll(
-            (i) => new WebSocket(`ws://127.0.0.1:${port}/peerjs?key=peerjs&id=peer${i}x${Date.now()}&token=t${i}&version=1.5.5`, { perMessageDeflate: false, localAddress: localAddress(i) }),
+            (i) => new WebSocket(`ws://127.0.0.1:${port}/peerjs?key=peerjs&id=peer${i}x${Date.now()}&token=t${i}&version=1.5.5`, { perMessageDeflate: false }),
             (frame) => frame.includes('"OPEN"'),
           );
     const client = process.cpuUsage(clientCpu);
