@@ -425,6 +425,13 @@ const toWire = (member: MemberRecord): MemberWire => ({
 /** Whole ms since the process started (monotonic): a small integer for 12 days, then a boxed one (still right). */
 const clock = (): number => Math.floor(performance.now());
 
+/** A bucket's level at `now` ({@link clock}): its level at its stamp plus the refill since, at most `2 × rate` tokens. */
+function levelAt(connection: Connection, which: 'event' | 'message', rate: number, now: number): number {
+  // Two branches, not a destructured pair: this runs for every frame, and a pair is an array.
+  if (which === 'event') return Math.min(rate * 2000, connection.eventMilliTokens + (now - connection.eventStamp) * rate);
+  return Math.min(rate * 2000, connection.messageMilliTokens + (now - connection.messageStamp) * rate);
+}
+
 /**
  * Takes a token from a bucket refilled at `rate` per second up to `2 × rate`;
  * false when empty. `now` is {@link clock}. Counted in thousandths of a
@@ -433,7 +440,7 @@ const clock = (): number => Math.floor(performance.now());
 function take(connection: Connection, which: 'event' | 'message', rate: number, now: number): boolean {
   const tokensKey = which === 'event' ? 'eventMilliTokens' : 'messageMilliTokens';
   const stampKey = which === 'event' ? 'eventStamp' : 'messageStamp';
-  const tokens = Math.min(rate * 2000, connection[tokensKey] + (now - connection[stampKey]) * rate);
+  const tokens = levelAt(connection, which, rate, now);
   connection[stampKey] = now;
   if (tokens < 1000) {
     connection[tokensKey] = tokens;
@@ -450,11 +457,9 @@ function take(connection: Connection, which: 'event' | 'message', rate: number, 
  * by taking.
  */
 function bucketLevels(connection: Connection, limits: SignalingLimits, now: number): RateBuckets | undefined {
-  const eventCap = limits.maxEventsPerSecond * 2000;
-  const messageCap = limits.maxMessagesPerSecond * 2000;
-  const eventMilliTokens = Math.min(eventCap, connection.eventMilliTokens + (now - connection.eventStamp) * limits.maxEventsPerSecond);
-  const messageMilliTokens = Math.min(messageCap, connection.messageMilliTokens + (now - connection.messageStamp) * limits.maxMessagesPerSecond);
-  if (eventMilliTokens >= eventCap && messageMilliTokens >= messageCap) return undefined;
+  const eventMilliTokens = levelAt(connection, 'event', limits.maxEventsPerSecond, now);
+  const messageMilliTokens = levelAt(connection, 'message', limits.maxMessagesPerSecond, now);
+  if (eventMilliTokens >= limits.maxEventsPerSecond * 2000 && messageMilliTokens >= limits.maxMessagesPerSecond * 2000) return undefined;
   return { eventMilliTokens, messageMilliTokens, savedAtMs: Date.now() };
 }
 
@@ -991,18 +996,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     } else {
       connection.clientId = randomId();
       connection.userId = userId;
-      if (message.kind === 'browser') {
-        connection.peerId = randomId(true);
-        connection.peerToken = randomId();
-      }
-      const outcome = await store.join({
-        projectId: message.projectId,
-        shardName: message.shardName,
-        maxConnectionsPerShard: max,
-        maxShards: limits.maxShardsPerProject,
-        member: memberRecord(connection, userInfo),
-        newShardName: readableShardName,
-      });
+      issuePeerId(connection);
+      const outcome = await joinStore(connection, message.shardName, userInfo);
       if (!outcome.ok) {
         connection.state = 'new';
         const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
@@ -1050,6 +1045,25 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (self) publishPresence(connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);
   }
 
+  /** A browser client's peer id and the token that registers it (backend clients have none). */
+  function issuePeerId(connection: Connection): void {
+    if (connection.kind !== 'browser') return;
+    connection.peerId = randomId(true);
+    connection.peerToken = randomId();
+  }
+
+  /** Places the connection's member in `shardName` (or, without one, in a shard with room) within its limits. */
+  function joinStore(connection: Connection, shardName: string | undefined, userInfo: EventPayload): ReturnType<ShardStore['join']> {
+    return store.join({
+      projectId: connection.projectId,
+      shardName,
+      maxConnectionsPerShard: connection.maxConnectionsPerShard,
+      maxShards: limits.maxShardsPerProject,
+      member: memberRecord(connection, userInfo),
+      newShardName: readableShardName,
+    });
+  }
+
   function memberRecord(connection: Connection, userInfo: EventPayload): MemberRecord {
     return {
       clientId: connection.clientId,
@@ -1095,10 +1109,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         // From another node (or after kill -9 of it): the buckets saved with the session.
         if (existing.rateBuckets) restoreBuckets(connection, existing.rateBuckets, limits, clock());
         // Held by another node (Redis): a fresh peer id, and the receivers' duplicate check covers resent events.
-        if (message.kind === 'browser') {
-          connection.peerId = randomId(true);
-          connection.peerToken = randomId();
-        }
+        issuePeerId(connection);
         // That node may still hold a half-open socket of this client: it drops it (no presence, no store change).
         if (nodeId !== null) store.publish(message.projectId, checked.shardName, { kind: 'takeover', clientId, node: nodeId });
       }
@@ -1114,18 +1125,8 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (checked.bootId === bootId) return fallback(connection); // the grace period ran out: a new id
     // The server restarted and lost its state: the client takes its old id and shard back if there is room.
     connection.userId = userId;
-    if (message.kind === 'browser') {
-      connection.peerId = randomId(true);
-      connection.peerToken = randomId();
-    }
-    const outcome = await store.join({
-      projectId: message.projectId,
-      shardName: checked.shardName,
-      maxConnectionsPerShard: connection.maxConnectionsPerShard,
-      maxShards: limits.maxShardsPerProject,
-      member: memberRecord(connection, userInfo),
-      newShardName: readableShardName,
-    });
+    issuePeerId(connection);
+    const outcome = await joinStore(connection, checked.shardName, userInfo);
     return outcome.ok ? outcome.members : fallback(connection);
   }
 
