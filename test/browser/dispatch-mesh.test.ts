@@ -1,6 +1,6 @@
 import { expect } from '@esm-bundle/chai';
 import { createDispatch, peerConnectionsCreated } from '../../guest/dispatch/index.js';
-import { backendConnect, backendDisconnect, backendReceived, Member, signalingUrl, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
+import { backendConnect, backendDisconnect, backendReceived, Member, memberSuite, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
 
 type Paths = Record<string, 'peer' | 'connecting' | 'relay'>;
 
@@ -10,19 +10,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
   // Retried (up to twice) for timing only: WebRTC on a loopback-only host: ICE and data channel setup times vary with load. A real failure fails every attempt.
   this.retries(2);
   this.timeout(60_000);
-  let server = '';
-  const members: Member[] = [];
-  before(async () => {
-    server = await signalingUrl();
-  });
-  afterEach(async () => {
-    await Promise.all(members.splice(0).map((member) => member.dispose()));
-  });
-  function member(options: Record<string, unknown> = {}): Member {
-    const created = new Member(server, options);
-    members.push(created);
-    return created;
-  }
+  const { member, server } = memberSuite();
 
   /** Streams numbered events from `from` while `during` runs; returns how many were sent. */
   async function stream(from: Member, during: Promise<unknown>): Promise<number> {
@@ -103,16 +91,16 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
       }
     } as typeof RTCPeerConnection;
     try {
-      const stay = createDispatch({ url: server, projectId: 'demo', p2pTimeoutMs: 3_000 });
+      const stay = createDispatch({ url: server(), projectId: 'demo', p2pTimeoutMs: 3_000 });
       await stay.connect({ shardName: 'churn' });
       for (let i = 0; i < 600; i++) {
-        const visitor = createDispatch({ url: server, projectId: 'demo', p2pTimeoutMs: 3_000 });
+        const visitor = createDispatch({ url: server(), projectId: 'demo', p2pTimeoutMs: 3_000 });
         await visitor.connect({ shardName: 'churn' });
         await visitor.disconnect();
       }
       expect(created).to.be.below(500);
       expect(peerConnectionsCreated()).to.be.at.most(401);
-      const last = createDispatch({ url: server, projectId: 'demo' });
+      const last = createDispatch({ url: server(), projectId: 'demo' });
       const got: number[] = [];
       stay.on('after', (payload) => got.push(payload['k'] as number));
       await last.connect({ shardName: 'churn' });

@@ -1,25 +1,13 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
-import { backendConnect, backendDisconnect, backendReceived, Member, signalingUrl, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
+import { backendConnect, backendDisconnect, backendReceived, memberSuite, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
 
 // Reconnection of browser members: a killed socket, and a server that crashes and restarts.
 describe('Platform.dispatch: reconnection', function () {
   // Retried (up to twice) for timing only: socket kills and server restarts race the reconnect backoff on a loaded machine. A real failure fails every attempt.
   this.retries(2);
   this.timeout(60_000);
-  let server = '';
-  const members: Member[] = [];
-  before(async () => {
-    server = await signalingUrl();
-  });
-  afterEach(async () => {
-    await Promise.all(members.splice(0).map((member) => member.dispose()));
-  });
-  function member(options: Record<string, unknown> = {}): Member {
-    const created = new Member(server, { reconnectInitialDelayMs: 100, ...options });
-    members.push(created);
-    return created;
-  }
+  const { member } = memberSuite({ reconnectInitialDelayMs: 100 });
 
   it('comes back after its socket is killed with the same id and shard, and sends events queued offline once, in order', async () => {
     const [a, b] = [member({ mesh: false }), member({ mesh: false })];

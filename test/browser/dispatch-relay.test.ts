@@ -1,24 +1,11 @@
 import { expect } from '@esm-bundle/chai';
-import { backendConnect, backendDisconnect, backendEmit, backendReceived, Member, signalingUrl, sleep, userToken, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
+import { backendConnect, backendDisconnect, backendEmit, backendReceived, memberSuite, sleep, userToken, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
 
 // Members on the relay path (mesh off), a Node backend client, the real server.
 describe('Platform.dispatch: relay path, presence, identity, shards', function () {
   // Retried (up to twice) for timing only: WebRTC on a loopback-only host: ICE failure detection times vary with load. A real failure fails every attempt.
   this.retries(2);
-  let server = '';
-  const members: Member[] = [];
-  before(async () => {
-    server = await signalingUrl();
-  });
-  afterEach(async () => {
-    await Promise.all(members.splice(0).map((member) => member.dispose()));
-  });
-
-  function member(options: Record<string, unknown> = {}): Member {
-    const created = new Member(server, { mesh: false, ...options });
-    members.push(created);
-    return created;
-  }
+  const { member } = memberSuite({ mesh: false });
 
   it('exchanges broadcast and targeted events between cross-origin members and a Node backend, with presence', async () => {
     const [a, b] = [member(), member()];

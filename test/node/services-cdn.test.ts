@@ -6,19 +6,10 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Keystore } from '../../signaling/keystore.js';
-import { post, projectHeaders, raw, REMIX, startServices, TEMPLATE, type Harness } from './services-support.js';
+import { codeOfRejection, post, projectHeaders, raw, REMIX, startServices, TEMPLATE, type Harness } from './services-support.js';
 
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(300)]);
 const VIDEO = randomBytes(64 * 1024);
-
-async function codeOfRejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  assert.fail('expected a rejection');
-}
 
 describe('project CDN and signed URLs', () => {
   let services: Harness;

@@ -6,18 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { requestUserToken } from '../../signaling/backend-identity.js';
 import { Keystore } from '../../signaling/keystore.js';
-import { ADMIN_KEY, codeOf, post, projectHeaders, REMIX, startServices, TEMPLATE, type Harness } from './services-support.js';
+import { ADMIN_KEY, codeOf, codeOfRejection, post, projectHeaders, REMIX, startServices, TEMPLATE, type Harness } from './services-support.js';
 
 const SECRET = 'sk_live_the-template-api-key-0123456789';
-
-async function codeOfRejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  assert.fail('expected a rejection');
-}
 
 describe('keystore', () => {
   let services: Harness;

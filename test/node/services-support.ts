@@ -3,6 +3,7 @@
 // offer), its state in a throwaway directory, and raw HTTP for what no client
 // would send. signaling-services.test.ts runs the same routes mounted in
 // createSignalingServer.
+import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -139,4 +140,14 @@ export function jwtPayload(token: string): Record<string, unknown> {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The code of the error `promise` rejects with; fails the test when it resolves. */
+export async function codeOfRejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+  assert.fail('expected a rejection');
 }

@@ -17,6 +17,37 @@ export interface ReceivedEvent {
 export async function signalingUrl(): Promise<string> {
   return (await executeServerCommand<{ url: string }, object>('signaling-url', {})).url;
 }
+/** What the Dispatch suites on the one signaling server share; see {@link memberSuite}. */
+export interface MemberSuite {
+  /** The signaling server's URL (set once the suite's `before` ran). */
+  server(): string;
+  /** A member page on the server with the suite's default options under `options`; disposed after the test. */
+  member(options?: Record<string, unknown>): Member;
+}
+
+/**
+ * Call inside a `describe`: learns the server's URL before the suite, and
+ * disposes every member a test made after it.
+ */
+export function memberSuite(defaults: Record<string, unknown> = {}): MemberSuite {
+  let server = '';
+  const members: Member[] = [];
+  before(async () => {
+    server = await signalingUrl();
+  });
+  afterEach(async () => {
+    await Promise.all(members.splice(0).map((member) => member.dispose()));
+  });
+  return {
+    server: () => server,
+    member(options = {}) {
+      const created = new Member(server, { ...defaults, ...options });
+      members.push(created);
+      return created;
+    },
+  };
+}
+
 export async function userToken(userId: string, ttlSeconds?: number): Promise<string> {
   return (await executeServerCommand<{ token: string }, object>('signaling-user-token', { userId, ttlSeconds })).token;
 }
