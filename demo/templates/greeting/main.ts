@@ -4,6 +4,7 @@
 // when the card comes into focus in the feed (or when the bell is pressed).
 import { InstantRemixing } from 'platform-kit/guest';
 import { mountFeedActions } from '../shared/feed-actions.js';
+import { mountRemixControls } from '../shared/remix-controls.js';
 
 const remix = new InstantRemixing();
 const card = document.querySelector<HTMLElement>('.card')!;
@@ -13,7 +14,6 @@ const photo = document.querySelector<HTMLImageElement>('.photo')!;
 const play = document.querySelector<HTMLButtonElement>('.play')!;
 const audio = document.querySelector<HTMLAudioElement>('audio')!;
 const confetti = document.querySelector<HTMLElement>('.confetti')!;
-let remixing = false;
 
 const text = (path: [string, string], fallback: string): string => {
   const value = remix.get(path);
@@ -31,7 +31,7 @@ function render(): void {
   photo.hidden = picture === '';
   if (picture !== '' && photo.getAttribute('src') !== picture) photo.src = picture;
   const sound = text(['card', 'sound'], '');
-  play.hidden = sound === '' && !remixing;
+  play.hidden = sound === '' && !remixing();
   if (sound !== '' && audio.getAttribute('src') !== sound) audio.src = sound;
 }
 
@@ -43,25 +43,14 @@ function ring(): void {
 }
 
 remix.onValueChanged(render);
-remix.onSetRemixing((isRemixing) => {
-  remixing = isRemixing;
-  document.body.classList.toggle('remixing', isRemixing);
-  render();
-});
+const remixing = mountRemixControls(remix, render);
 remix.onSetActivePath((path) => {
   for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
     element.classList.toggle('active', path !== null && element.dataset['path'] === path.join('.'));
   }
 });
-for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
-  element.addEventListener('click', (event) => {
-    if (!remixing) return;
-    event.stopPropagation();
-    void remix.onPresentControl(element.dataset['path']!.split('.'));
-  });
-}
 play.addEventListener('click', () => {
-  if (!remixing) ring();
+  if (!remixing()) ring();
 });
 
 const feed = mountFeedActions({

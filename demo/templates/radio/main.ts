@@ -4,6 +4,7 @@
 // following that finger and does not swipe to the next template.
 import { InstantRemixing } from 'platform-kit/guest';
 import { mountFeedActions } from '../shared/feed-actions.js';
+import { mountRemixControls } from '../shared/remix-controls.js';
 
 const remix = new InstantRemixing();
 const $ = <T extends Element>(selector: string): T => document.querySelector<T>(selector)!;
@@ -12,7 +13,6 @@ const scrub = $<HTMLElement>('.scrub');
 const toggle = $<HTMLButtonElement>('.toggle');
 /** What the viewer or the feed wants: the audio follows it. */
 let wantPlaying = false;
-let remixing = false;
 
 const text = (path: [string, string], fallback: string): string => {
   const value = remix.get(path);
@@ -85,7 +85,7 @@ scrub.addEventListener(
   'touchstart',
   (event) => {
     const touch = event.changedTouches[0];
-    if (!touch || remixing) return;
+    if (!touch || remixing()) return;
     touchId = touch.identifier;
     document.body.dataset['scrubbing'] = 'true';
     void feed.requestCancelTouch();
@@ -107,7 +107,7 @@ scrub.addEventListener('touchend', () => {
 });
 // Mouse and pen: no feed gesture to take.
 scrub.addEventListener('pointerdown', (event) => {
-  if (event.pointerType === 'touch' || remixing) return;
+  if (event.pointerType === 'touch' || remixing()) return;
   scrub.setPointerCapture(event.pointerId);
   seekTo(event.clientX);
 });
@@ -125,17 +125,7 @@ scrub.addEventListener('keydown', (event) => {
 // ─── remixing and the feed ───────────────────────────────────────────────────
 
 remix.onValueChanged(render);
-remix.onSetRemixing((isRemixing) => {
-  remixing = isRemixing;
-  document.body.classList.toggle('remixing', isRemixing);
-});
-for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
-  element.addEventListener('click', (event) => {
-    if (!remixing) return;
-    event.stopPropagation();
-    void remix.onPresentControl(element.dataset['path']!.split('.'));
-  });
-}
+const remixing = mountRemixControls(remix);
 const feed = mountFeedActions({
   onPlaybackStateChanged: (isPlaying) => {
     document.body.dataset['focus'] = String(isPlaying);

@@ -4,6 +4,7 @@
 // secret, only its length and digest, and the picture's URL expires.
 import { InstantRemixing } from 'platform-kit/guest';
 import { mountFeedActions } from '../shared/feed-actions.js';
+import { mountRemixControls } from '../shared/remix-controls.js';
 
 interface OpenAnswer {
   readonly label: string;
@@ -16,7 +17,6 @@ const remix = new InstantRemixing();
 const $ = <T extends Element>(selector: string): T => document.querySelector<T>(selector)!;
 const openButton = $<HTMLButtonElement>('.open');
 const errorLine = $<HTMLElement>('.error');
-let remixing = false;
 let expiryTimer = 0;
 
 function render(): void {
@@ -61,20 +61,10 @@ async function open(): Promise<void> {
 }
 
 openButton.addEventListener('click', () => {
-  if (!remixing) void open();
+  if (!remixing()) void open();
 });
 remix.onValueChanged(render);
-remix.onSetRemixing((isRemixing) => {
-  remixing = isRemixing;
-  document.body.classList.toggle('remixing', isRemixing);
-});
-for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
-  element.addEventListener('click', (event) => {
-    if (!remixing) return;
-    event.stopPropagation();
-    void remix.onPresentControl(element.dataset['path']!.split('.'));
-  });
-}
+const remixing = mountRemixControls(remix);
 const feed = mountFeedActions();
 render();
 void remix.ready().then(render);
