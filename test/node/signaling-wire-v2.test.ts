@@ -51,6 +51,15 @@ describe('signaling wire v2: join in the handshake', () => {
     assert.ok(encodeHandshakeJoin(join({ authorization: 'a.b.c' })));
   });
 
+  it('encodes the join as base64url of its UTF-8 JSON, whatever its length modulo 3', () => {
+    // Names of 0, 1 and 2 extra bytes and multi-byte characters cover every tail of the encoder.
+    for (const name of ['', 'a', 'ab', 'abc', 'é', 'Zoë 🎈', 'x'.repeat(301)]) {
+      const offered = join({ userInfo: { name } });
+      const encoded = encodeHandshakeJoin(offered)![1]!.slice(JOIN_SUBPROTOCOL_PREFIX.length);
+      assert.equal(encoded, Buffer.from(JSON.stringify(offered)).toString('base64url'), name);
+    }
+  });
+
   it('answers a malformed handshake join with INVALID_MESSAGE and still takes a join frame', async () => {
     for (const junk of ['%%%', 'bm90IGpzb24', Buffer.from(JSON.stringify({ type: 'emit' })).toString('base64url')]) {
       const raw = new Raw(server.url, [CONTROL_SUBPROTOCOL, JOIN_SUBPROTOCOL_PREFIX + junk]);
