@@ -4,6 +4,8 @@
  * - ours over the mesh against a raw RTCDataChannel pair (target ≤ 1.3×),
  * - ours over the relay against a raw WebSocket forwarder (target ≤ 1.3×),
  * - ours over the relay against Socket.IO room broadcast (target: faster).
+ * Scenarios run in blocks, shuffled anew each round (bench/pages/order.ts);
+ * paired ratios compare blocks of the same round.
  * The page is bench/dispatch-latency.html; the servers run in this process.
  */
 import { createServer } from 'node:http';
@@ -74,6 +76,34 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
         [...by].map(([id, s]) => [id, String(s.count), ms(s.median), ms(s.p90), ms(s.p99), ms(s.mean), ms(s.min), ms(s.max)]),
       ),
     );
+    // Paired: within each round the blocks ran back to back (in a shuffled order), so the ratio of
+    // two scenarios' block medians in one round is free of drift between rounds.
+    const rounds = context.options.rounds;
+    const samplesOf = new Map(results.scenarios.map((scenario) => [scenario.id, scenario.samples]));
+    const paired = (a: string, b: string): { median: number; aFaster: number } => {
+      const aSamples = samplesOf.get(a) ?? [];
+      const bSamples = samplesOf.get(b) ?? [];
+      const block = Math.floor(aSamples.length / rounds);
+      const ratios: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const at = round * block;
+        ratios.push(stats(aSamples.slice(at, at + block)).median / stats(bSamples.slice(at, at + block)).median);
+      }
+      return { median: stats(ratios).median, aFaster: ratios.filter((value) => value < 1).length / ratios.length };
+    };
+    const pairs = [
+      ['ours-mesh', 'raw-datachannel'],
+      ['ours-relay', 'raw-ws-forward'],
+      ['ours-relay', 'socket.io-room'],
+      ['ours-mesh', 'socket.io-room'],
+    ] as const;
+    const pairedOf = new Map(pairs.map(([a, b]) => [`${a}/${b}`, paired(a, b)]));
+    const pairedText = (a: string, b: string): string => {
+      const pair = pairedOf.get(`${a}/${b}`)!;
+      return `paired ${ratio(pair.median)}, faster in ${Math.round(pair.aFaster * 100)}% of rounds`;
+    };
+    context.log(`\nPaired: the median over ${rounds} rounds of the ratio of that round's block medians (blocks shuffled per round, bench/pages/order.ts).\n`);
+    context.log(table(['ratio', 'of medians', 'paired', 'rounds where faster'], pairs.map(([a, b]) => [`${a} / ${b}`, ratio(get(a).median / get(b).median), ratio(pairedOf.get(`${a}/${b}`)!.median), `${Math.round(pairedOf.get(`${a}/${b}`)!.aFaster * 100)}%`])));
     const mesh = get('ours-mesh');
     const dc = get('raw-datachannel');
     const relay = get('ours-relay');
@@ -84,8 +114,8 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       { name: `mesh p99 ≤ ${MAX_RATIO}× raw RTCDataChannel`, pass: mesh.p99 <= MAX_RATIO * dc.p99, detail: `${ms(mesh.p99)} vs ${ms(dc.p99)} ms = ${ratio(mesh.p99 / dc.p99)}` },
       { name: `relay median ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.median <= MAX_RATIO * ws.median, detail: `${ms(relay.median)} vs ${ms(ws.median)} ms = ${ratio(relay.median / ws.median)}` },
       { name: `relay p99 ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.p99 <= MAX_RATIO * ws.p99, detail: `${ms(relay.p99)} vs ${ms(ws.p99)} ms = ${ratio(relay.p99 / ws.p99)}` },
-      { name: 'relay faster than Socket.IO room broadcast (median)', pass: relay.median < io.median, detail: `${ms(relay.median)} vs ${ms(io.median)} ms` },
-      { name: 'mesh faster than Socket.IO room broadcast (median)', pass: mesh.median < io.median, detail: `${ms(mesh.median)} vs ${ms(io.median)} ms` },
+      { name: 'relay faster than Socket.IO room broadcast (median)', pass: relay.median < io.median, detail: `${ms(relay.median)} vs ${ms(io.median)} ms; ${pairedText('ours-relay', 'socket.io-room')}` },
+      { name: 'mesh faster than Socket.IO room broadcast (median)', pass: mesh.median < io.median, detail: `${ms(mesh.median)} vs ${ms(io.median)} ms; ${pairedText('ours-mesh', 'socket.io-room')}` },
     ];
     return { targets };
   } finally {

@@ -1,10 +1,11 @@
 // One-way event latency between two members in one page (one clock, so no
 // sync error in the figures), sequential sends, scenarios interleaved in
-// rounds: ours over the mesh and over the relay, a raw RTCDataChannel pair,
+// rounds (shuffled per round): ours over the mesh and over the relay, a raw RTCDataChannel pair,
 // a raw WebSocket forwarder, and Socket.IO room broadcast.
 import type { Peer } from 'peerjs';
 import type { io as ioType } from 'socket.io-client';
 import { createDispatch } from '../../guest/dispatch/index.js';
+import { roundOrder } from './order.js';
 
 declare global {
   interface Window {
@@ -126,7 +127,8 @@ async function main(): Promise<void> {
   const results = new Map(scenarios.map((scenario) => [scenario.id, [] as number[]]));
   for (const scenario of scenarios) await measure(scenario, warmup, null);
   for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) await measure(scenario, Math.floor(samples / rounds), results.get(scenario.id)!);
+    // A new order each round: a block's speed depends on the block before it (see order.ts).
+    for (const scenario of roundOrder(scenarios, round)) await measure(scenario, Math.floor(samples / rounds), results.get(scenario.id)!);
   }
   window.__dispatchResults = { scenarios: [...results].map(([id, list]) => ({ id, samples: list })) };
 }

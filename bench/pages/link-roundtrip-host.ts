@@ -30,6 +30,7 @@ import {
   type TracedBlock,
 } from './protocol.js';
 import { leanEndpoint } from './lean-rpc.js';
+import { roundOrder } from './order.js';
 import { echo, portRoundTrips, timingEnvironment } from './round-trips.js';
 import { installTrace, startTrace, stopTrace, traceRequested } from './trace.js';
 import { applyWhatIfFromQuery } from './what-if.js';
@@ -218,17 +219,14 @@ async function runAll(bench: BenchPageApi): Promise<LinkRoundtripResults> {
   const { environments, runBlock } = bench;
   // Warm-up: every scenario once, discarded (JIT, first-call paths, port setup).
   for (const scenario of SCENARIOS) await runBlock(scenario.id, warmupPerScenario);
-  // Measured: `rounds` blocks per scenario; each round starts with another scenario, so order and drift hit all alike.
+  // Measured: `rounds` blocks per scenario, in a new order each round, so position, the block
+  // before and drift hit all alike (see order.ts).
   const samples = new Map<ScenarioId, number[]>(SCENARIOS.map((scenario) => [scenario.id, []]));
   const blockLengths: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const count = Math.floor(samplesPerScenario / rounds) + (round < samplesPerScenario % rounds ? 1 : 0);
     blockLengths.push(count);
-    for (let turn = 0; turn < SCENARIOS.length; turn++) {
-      const scenario = SCENARIOS[(round + turn) % SCENARIOS.length];
-      if (!scenario) continue;
-      samples.get(scenario.id)?.push(...(await runBlock(scenario.id, count)));
-    }
+    for (const scenario of roundOrder(SCENARIOS, round)) samples.get(scenario.id)?.push(...(await runBlock(scenario.id, count)));
   }
 
   return {
