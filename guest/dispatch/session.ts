@@ -10,7 +10,14 @@
  *   a receiver drops a seq it has delivered, and holds a mesh frame back until
  *   the event sent before it to this receiver (its `prev`) was delivered.
  * - Delivery: to the listed recipients (client ids or verified user ids), or
- *   to every other member. A sender never receives its own event.
+ *   to every other member. A sender never receives its own event. "Every
+ *   other member" means every member the sender knows of when it sends (its
+ *   presence list; a broadcast that goes wholly by the relay also reaches any
+ *   member the server has by then): a member whose join has not reached the
+ *   sender yet (presence is some milliseconds on its way) may miss events
+ *   sent meanwhile. The mesh cannot do better without sending every event
+ *   through the server too; apps hand newcomers the state from
+ *   onConnectedClientsChanged, which fires once the sender knows them.
  * - Offline: while the control socket is down (reconnecting), events wait in
  *   a bounded queue (`QUEUE_FULL` beyond it) and leave exactly once, in order,
  *   when the client is back.

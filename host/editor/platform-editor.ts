@@ -641,13 +641,15 @@ export class PlatformEditor extends LitElement {
     void this.updateComplete.then(async () => {
       const overlay = this.renderRoot.querySelector<HTMLElement>('.overlay');
       if (!overlay || this.#open?.path !== event.path) return;
+      const control = overlay.querySelector<HTMLElement & { updateComplete?: Promise<boolean> }>('[data-kind]');
+      // The control draws its inputs in its own update: place the overlay (it stays hidden until
+      // then) and focus the inputs once they exist, so it shows at its final size and place
+      // instead of jumping when the control grows. Later size changes re-place it.
+      await control?.updateComplete;
+      if (this.#open?.path !== event.path) return;
       this.#resizeObserver ??= new ResizeObserver(() => this.#placeOverlay());
       this.#resizeObserver.observe(overlay);
       this.#placeOverlay();
-      const control = overlay.querySelector<HTMLElement & { updateComplete?: Promise<boolean> }>('[data-kind]');
-      // The control draws its inputs in its own update: focus them once they exist.
-      await control?.updateComplete;
-      if (this.#open?.path !== event.path) return;
       control?.focus({ preventScroll: true });
       this.dispatchEvent(new CustomEvent<EditorControlDetail>('platform-control-open', { detail: { path: event.path }, bubbles: true, composed: true }));
     });

@@ -68,6 +68,9 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     const infos = [];
     for (const m of trio) infos.push(await m.command<{ clientId: string }>('connect', { shardName: 'big-room' }));
     await trio[2]!.command('on', 'hi');
+    // A broadcast reaches the members its sender knows of (session.ts, "Delivery"): the first
+    // member must have heard of the third before it sends, or the event may rightly miss it.
+    await waitUntil(() => trio[0]!.lastPresence().length === 3, 'the first member to know all three');
     await trio[0]!.command('emit', 'hi', { n: 1 });
     await waitUntil(() => trio[2]!.events('hi').length === 1, 'the event by relay');
     // Each member learns the size from presence and drops its peer connections; wait for all three

@@ -9,6 +9,8 @@ async function opened(harness: EditorHarness, path: readonly string[]): Promise<
   await waitUntil(() => JSON.stringify(harness.editor.openControlPath) === JSON.stringify(path) && harness.editor.overlayPlacement !== null, `the overlay of ${path.join('.')}`);
   const overlay = harness.editor.shadowRoot?.querySelector('.overlay') as HTMLElement;
   await waitUntil(() => overlay.style.visibility === 'visible', 'the overlay to be placed');
+  // Resize events and ResizeObserver callbacks (which re-place it) run in the next rendering steps.
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   return overlay.getBoundingClientRect();
 }
 
@@ -78,6 +80,8 @@ describe('<platform-editor> control overlay', () => {
   it('clamps inside the viewport when neither side has room (a small window)', async () => {
     await setViewport({ width: 320, height: 300 });
     try {
+      // The page must have taken the new size before the editor lays itself out.
+      await waitUntil(() => document.documentElement.clientWidth === 320 && document.documentElement.clientHeight === 300, 'the small viewport');
       harness = await mountEditor({ type: 'instant' });
       await harness.probe.command('presentControl', ['content', 'author'], { position: { x: 160, y: 80 } });
       const rect = await opened(harness, ['content', 'author']);
