@@ -4,8 +4,6 @@ import { feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
 import { TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: per-item values and the iframe permissions policy', function () {
-  // Retried (up to twice) for timing only: navigate() removes the calling page right after it answers, so the page's report of that answer can lose the race on a loaded machine (as in feed-actions). A real failure fails every attempt.
-  this.retries(2);
   const { reports, mount, windowOf, collect } = feedSuite();
 
   /** An item of the remix-aware test template, tagged `tag`. */
