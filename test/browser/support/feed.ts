@@ -30,6 +30,8 @@ export function templateItems(count: number, query: Record<string, string | numb
 /** One report of a template. */
 export interface FeedReport {
   readonly tag: string;
+  /** The page's own id (the fixture makes one per page load). */
+  readonly page: string;
   readonly kind: string;
   readonly data: Record<string, unknown>;
   readonly source: MessageEventSource | null;
@@ -41,10 +43,18 @@ let nextCommandId = 1;
 export class FeedReports {
   readonly all: FeedReport[] = [];
   readonly #pending = new Map<number, (reply: { ok: boolean; value: unknown }) => void>();
+  /**
+   * Pages (their fixture's page ids) of earlier tests: a report one still had on its way when
+   * its test ended (a playback change it heard as its feed was disposed, say) is not this
+   * test's. By id, not by window: a page whose frame is already gone reports with no source.
+   */
+  readonly #retired = new Set<string>();
   readonly #listener = (event: MessageEvent): void => {
     if (event.origin !== TEMPLATE_ORIGIN) return;
-    const data = event.data as { probe?: string; tag?: string; data?: Record<string, unknown>; probeReply?: number; ok?: boolean; value?: unknown };
-    if (typeof data?.probe === 'string') this.all.push({ tag: data.tag ?? '', kind: data.probe, data: data.data ?? {}, source: event.source });
+    const data = event.data as { probe?: string; tag?: string; page?: string; data?: Record<string, unknown>; probeReply?: number; ok?: boolean; value?: unknown };
+    if (typeof data?.probe === 'string' && !this.#retired.has(data.page ?? '')) {
+      this.all.push({ tag: data.tag ?? '', page: data.page ?? '', kind: data.probe, data: data.data ?? {}, source: event.source });
+    }
     if (typeof data?.probeReply === 'number') {
       this.#pending.get(data.probeReply)?.({ ok: data.ok === true, value: data.value });
       this.#pending.delete(data.probeReply);
@@ -80,8 +90,10 @@ export class FeedReports {
     });
   }
 
-  /** Forgets every report and pending command: the next test starts with none. */
+  /** Forgets every report and pending command, and ignores the pages reported so far from now on: the next test starts with none. */
   clear(): void {
+    // Every page reports 'loaded' first, so every page of the ending test has a report here.
+    for (const report of this.all) if (report.page !== '') this.#retired.add(report.page);
     this.all.length = 0;
     this.#pending.clear();
   }
