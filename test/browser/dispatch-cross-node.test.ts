@@ -23,8 +23,6 @@ const eventsInAll = async (): Promise<number> => (await nodesView()).reduce((sum
 // mesh, relayed events cross nodes through Redis, and presence and info()
 // agree whichever node is asked.
 describe('Platform.dispatch across signaling nodes sharing a real Redis', function () {
-  // Retried (up to twice) for timing only: WebRTC on a loopback-only host and three node processes on a loaded machine. A real failure fails every attempt.
-  this.retries(2);
   this.timeout(90_000);
   let nodes: string[] = [];
   const members: Member[] = [];

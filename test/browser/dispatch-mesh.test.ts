@@ -7,8 +7,6 @@ type Paths = Record<string, 'peer' | 'connecting' | 'relay'>;
 // The WebRTC mesh between cross-origin members, its fallback to the relay
 // when ICE fails, the mesh size cap, and the page's peer connection budget.
 describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function () {
-  // Retried (up to twice) for timing only: WebRTC on a loopback-only host: ICE and data channel setup times vary with load. A real failure fails every attempt.
-  this.retries(2);
   this.timeout(60_000);
   const { member, server } = memberSuite();
 

@@ -4,8 +4,6 @@ import { backendConnect, backendDisconnect, backendReceived, memberSuite, sleep,
 
 // Reconnection of browser members: a killed socket, and a server that crashes and restarts.
 describe('Platform.dispatch: reconnection', function () {
-  // Retried (up to twice) for timing only: socket kills and server restarts race the reconnect backoff on a loaded machine. A real failure fails every attempt.
-  this.retries(2);
   this.timeout(60_000);
   const { member } = memberSuite({ reconnectInitialDelayMs: 100 });
 

@@ -3,8 +3,6 @@ import { backendConnect, backendDisconnect, backendEmit, backendReceived, member
 
 // Members on the relay path (mesh off), a Node backend client, the real server.
 describe('Platform.dispatch: relay path, presence, identity, shards', function () {
-  // Retried (up to twice) for timing only: WebRTC on a loopback-only host: ICE failure detection times vary with load. A real failure fails every attempt.
-  this.retries(2);
   const { member } = memberSuite({ mesh: false });
 
   it('exchanges broadcast and targeted events between cross-origin members and a Node backend, with presence', async () => {

@@ -5,8 +5,6 @@ import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './suppor
 import { HOST_ORIGIN, sleep, TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: navigate, present, share, createRemix, bad input, context', function () {
-  // Retried (up to twice) for timing only: sheet animations and template loads race the clock on a loaded 2-core machine. A real failure fails every attempt.
-  this.retries(2);
   const { reports, mount, windowOf, collect, playback } = feedSuite();
 
   it('navigate(url) replaces the item in place, without a browser navigation', async () => {

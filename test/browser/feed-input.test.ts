@@ -15,8 +15,6 @@ function press(keys: string[], click?: PagePoint): Promise<unknown> {
 }
 
 describe('feed: the wheel and keys over a cross-origin template', function () {
-  // Retried (up to twice) for timing only: real wheel streams and key presses cross two processes; a loaded 2-core machine can split a stream. A real failure fails every attempt.
-  this.retries(2);
   const { reports, mount, windowOf, collect } = feedSuite();
 
   it('the wheel over a template moves the feed, once per stream', async () => {

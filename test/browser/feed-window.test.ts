@@ -5,8 +5,6 @@ import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './suppor
 import { sleep, waitUntil } from './support/probe.js';
 
 describe('feed: focus, playback and the live window', function () {
-  // Retried (up to twice) for timing only: preloading and playback follow template loads, which a loaded 2-core machine delays. A real failure fails every attempt.
-  this.retries(2);
   const { reports, mount, playback } = feedSuite();
 
   it('FeedSdk works standalone: every method resolves as a no-op and no listener fires', async () => {

@@ -44,13 +44,21 @@ export default [
     async executeCommand({ command, payload, session }) {
       if (command === 'feed-touch') {
         const cdp = await cdpFor(playwrightPage(session));
+        // Each event carries the time it is meant to happen at (the steps' delays from the first),
+        // not the time this process got round to sending it: the feed reads a flick's speed from
+        // event times, and on a busy machine these sends can stall for tens of ms.
+        let at = Date.now() / 1000;
         for (const step of payload?.steps ?? []) {
           if (!TOUCH_TYPES.has(step.type)) throw new Error(`feed-touch: unknown type ${step.type}`);
           await cdp.send('Input.dispatchTouchEvent', {
             type: step.type,
             touchPoints: (step.points ?? []).map((point) => ({ x: point.x, y: point.y, id: point.id ?? 0 })),
+            timestamp: at,
           });
-          if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+          if (step.delayMs) {
+            at += step.delayMs / 1000;
+            await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+          }
         }
         return true;
       }
