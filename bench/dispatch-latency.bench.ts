@@ -117,7 +117,8 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       { name: 'relay faster than Socket.IO room broadcast (median)', pass: relay.median < io.median, detail: `${ms(relay.median)} vs ${ms(io.median)} ms; ${pairedText('ours-relay', 'socket.io-room')}` },
       { name: 'mesh faster than Socket.IO room broadcast (median)', pass: mesh.median < io.median, detail: `${ms(mesh.median)} vs ${ms(io.median)} ms; ${pairedText('ours-mesh', 'socket.io-room')}` },
     ];
-    return { targets };
+    // Raw samples in measuring order (rounds of blocks), for --json: where a tail comes from shows in them.
+    return { targets, data: { rounds, scenarios: results.scenarios } };
   } finally {
     for (const problem of problems) context.log(`[page error] ${problem}`);
     await page.close();

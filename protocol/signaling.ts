@@ -184,6 +184,15 @@ export interface EmitMessage {
   readonly payload: EventPayload;
   readonly ts: number;
   readonly to?: readonly string[];
+  /**
+   * True on an event that first went over a data channel which died before
+   * the receiver acknowledged it ({@link PeerAckFrame}), now sent again by the
+   * relay to that receiver (`to` is then required). The server relays it
+   * although its `seq` is not above the last it relayed for this client (the
+   * event went by the mesh, not through the server); receivers drop it when
+   * they had it already.
+   */
+  readonly re?: true;
 }
 /** Ask for the project's active shards. */
 export interface InfoRequest {
@@ -297,6 +306,18 @@ export interface PeerEventFrame {
   readonly ts: number;
 }
 
+/**
+ * A receiver's acknowledgement on a data channel: it has every event frame up
+ * to `seq` that this channel carried (the channel is ordered and reliable, so
+ * the highest is enough). The sender keeps each frame it sent until it is
+ * acknowledged, and resends those still open by the relay when the channel
+ * dies: a frame the channel took but never delivered is not lost.
+ */
+export interface PeerAckFrame {
+  readonly type: 'ack';
+  readonly seq: number;
+}
+
 // ─── guards ────────────────────────────────────────────────────────────────
 
 type Obj = Record<string, unknown>;
@@ -331,6 +352,8 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
       const { seq, name, payload, ts, to } = value;
       if (!isCount(seq) || seq === 0 || !isEventName(name) || !isPayload(payload) || !isTime(ts)) return null;
       if (to !== undefined && !isRecipients(to)) return null;
+      // A resend names its receiver: it never goes to every member again.
+      if (value['re'] !== undefined && (value['re'] !== true || to === undefined)) return null;
       return value as unknown as EmitMessage;
     }
     case 'ping':
@@ -476,6 +499,27 @@ export const EMIT_FRAME_PREFIX = '{"type":"emit",';
 /** The {@link EmitMessage} text of an event body, to `to` (or to every other member when null). */
 export function emitFrame(body: string, to: readonly string[] | null): string {
   return to === null ? `${EMIT_FRAME_PREFIX}${body}}` : `${EMIT_FRAME_PREFIX}${body},"to":${JSON.stringify(to)}}`;
+}
+
+/** The {@link EmitMessage} text that resends by the relay an event a dead data channel did not deliver to `to`. */
+export function resendFrame(body: string, to: string): string {
+  return `${EMIT_FRAME_PREFIX}${body},"to":${JSON.stringify([to])},"re":true}`;
+}
+
+/** Start of every {@link PeerAckFrame}: the receiving side tells an ack from an event by it, without parsing. */
+export const PEER_ACK_PREFIX = '{"type":"ack","seq":';
+
+/** The {@link PeerAckFrame} text for `seq`. */
+export function peerAckFrame(seq: number): string {
+  return `${PEER_ACK_PREFIX}${seq}}`;
+}
+
+/** The `seq` of a {@link PeerAckFrame} text that starts with {@link PEER_ACK_PREFIX}, or null when it is malformed. */
+export function parsePeerAck(text: string): number | null {
+  const value = parseJsonObject(text);
+  if (value === null || value['type'] !== 'ack') return null;
+  const seq = value['seq'];
+  return isCount(seq) && seq > 0 ? seq : null;
 }
 
 /** The {@link PeerEventFrame} text of an event body for one receiver. */

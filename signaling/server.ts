@@ -926,9 +926,13 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   function onEmit(connection: Connection, message: EmitMessage, text: string, bytes: number, now: number): void {
     const seq = message.seq;
     if (connection.state !== 'joined') return fail(connection, 'NOT_CONNECTED', 'join first', { seq });
-    // A resend after a reconnection: already relayed once.
-    if (seq <= connection.lastSeq) return;
-    connection.lastSeq = seq;
+    if (message.re !== true) {
+      // A resend after a reconnection: already relayed once.
+      if (seq <= connection.lastSeq) return;
+      connection.lastSeq = seq;
+    }
+    // Otherwise an event a dead data channel did not deliver, resent to its one receiver: it went
+    // by the mesh, so lastSeq says nothing about it, and the receiver drops it if it had it.
     counters.eventsIn++;
     if (!take(connection, 'event', limits.maxEventsPerSecond, now)) {
       saveBuckets(connection, now);

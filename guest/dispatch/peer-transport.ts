@@ -9,6 +9,15 @@
  *   or whose ICE state turns `failed`, or whose channel closes, stays on the
  *   relay. The session relays to a member until its channel is open, so the
  *   application sees no gap either way.
+ * - Nothing in flight is lost: a receiver acknowledges the frames of each
+ *   channel (every {@link ACK_EVERY} frames, or {@link ACK_DELAY_MS} after the
+ *   first one not yet acknowledged), and the sender keeps each frame until it
+ *   is. When a channel dies, or the pair leaves the mesh while the member
+ *   stays, the frames still open go to the session, which resends them by the
+ *   relay to that member (receivers drop the ones they had, by seq). A
+ *   receiver that does not acknowledge {@link MAX_UNACKED_FRAMES} frames (or
+ *   {@link MAX_UNACKED_CHARS} characters of them) loses the pair the same way:
+ *   what it holds up is bounded.
  * - Mesh size: above `meshMaxMembers` browser members the transport closes
  *   its connections and everything goes through the relay, so no page holds
  *   99 peer connections.
@@ -20,7 +29,7 @@
  *   meshes never downloads it.
  */
 import type { DataConnection, Peer } from 'peerjs';
-import { PEERJS_KEY, PEERJS_PATH, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
+import { PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, peerAckFrame, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
 /** Options of the mesh. */
@@ -64,7 +73,29 @@ interface Link {
   /** The connection's data channel once open: events go on it directly (see sendTo). */
   channel: RTCDataChannel | null;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Events sent on the channel and not acknowledged yet, oldest first: seqs and bodies in step. */
+  sentSeqs: number[];
+  sentBodies: string[];
+  /** Characters of `sentBodies`. */
+  sentChars: number;
+  /** Highest seq received on the channel; `ackOwed` frames of it not acknowledged yet. */
+  receivedSeq: number;
+  ackOwed: number;
+  ackTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** A receiver acknowledges after this many frames of a channel… */
+const ACK_EVERY = 32;
+/** …or this long after the first frame not yet acknowledged, whichever comes first. */
+const ACK_DELAY_MS = 50;
+/**
+ * Unacknowledged frames (or characters of them) a sender keeps for one pair before it gives the
+ * pair up. A live receiver owes at most about ACK_DELAY_MS of frames plus a round trip; 128 is
+ * over a second of the default 100 events/s, and well within the server's default burst of 200
+ * relayed events, so their resend is not refused.
+ */
+const MAX_UNACKED_FRAMES = 128;
+const MAX_UNACKED_CHARS = 4 * 1024 * 1024;
 
 /** peerjs's `DataConnection.MAX_BUFFERED_AMOUNT` (protected): above it, peerjs holds frames back itself. */
 const PEERJS_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
@@ -141,7 +172,7 @@ class MeshTransport implements PeerTransport {
     return this.#links.get(clientId)?.state === 'open';
   }
 
-  sendTo(clientId: string, prev: number, body: string): boolean {
+  sendTo(clientId: string, seq: number, prev: number, body: string): boolean {
     const link = this.#links.get(clientId);
     const connection = link?.connection;
     const channel = link?.channel;
@@ -166,6 +197,11 @@ class MeshTransport implements PeerTransport {
     } else {
       void connection.send(text);
     }
+    // Kept until the receiver acknowledges it (see the header).
+    link.sentSeqs.push(seq);
+    link.sentBodies.push(body);
+    link.sentChars += body.length;
+    if (link.sentSeqs.length > MAX_UNACKED_FRAMES || link.sentChars > MAX_UNACKED_CHARS) this.#fail(link);
     return true;
   }
 
@@ -181,10 +217,13 @@ class MeshTransport implements PeerTransport {
     return result;
   }
 
-  close(): void {
+  close(handOver = false): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const link of this.#links.values()) this.#drop(link);
+    for (const link of this.#links.values()) {
+      if (handOver) this.#handOver(link);
+      this.#drop(link);
+    }
     this.#links.clear();
     this.#byPeer.clear();
     this.#peer?.destroy();
@@ -207,6 +246,9 @@ class MeshTransport implements PeerTransport {
     for (const link of [...this.#links.values()]) {
       const member = wanted.find((m) => m.clientId === link.clientId);
       if (!wantedIds.has(link.clientId) || member?.peerId !== link.peerId) {
+        // Past the mesh size, or the member has a new peer id: it is still here and gets by the relay
+        // what this channel did not deliver. A member who left gets nothing more.
+        if (this.#members.some((m) => m.clientId === link.clientId)) this.#handOver(link);
         this.#drop(link);
         this.#links.delete(link.clientId);
         this.#byPeer.delete(link.peerId);
@@ -215,7 +257,20 @@ class MeshTransport implements PeerTransport {
     if (!this.#open || !this.#peer) return;
     for (const member of wanted) {
       if (this.#links.has(member.clientId) || member.peerId === null) continue;
-      const link: Link = { clientId: member.clientId, peerId: member.peerId, state: 'connecting', connection: null, channel: null, timer: undefined };
+      const link: Link = {
+        clientId: member.clientId,
+        peerId: member.peerId,
+        state: 'connecting',
+        connection: null,
+        channel: null,
+        timer: undefined,
+        sentSeqs: [],
+        sentBodies: [],
+        sentChars: 0,
+        receivedSeq: 0,
+        ackOwed: 0,
+        ackTimer: undefined,
+      };
       this.#links.set(member.clientId, link);
       this.#byPeer.set(member.peerId, member.clientId);
       link.timer = setTimeout(() => this.#fail(link), this.#options.p2pTimeoutMs ?? 10_000);
@@ -254,7 +309,15 @@ class MeshTransport implements PeerTransport {
       // event, so before the first frame.
       const channel = connection.dataChannel;
       channel.onmessage = (event: MessageEvent<unknown>) => {
-        if (link.connection === connection && typeof event.data === 'string') this.#host.onFrame(link.clientId, event.data);
+        const text: unknown = event.data;
+        if (link.connection !== connection || typeof text !== 'string') return;
+        if (text.startsWith(PEER_ACK_PREFIX)) {
+          const seq = parsePeerAck(text);
+          if (seq !== null) this.#acknowledged(link, seq);
+          return;
+        }
+        const seq = this.#host.onFrame(link.clientId, text);
+        if (seq > link.receivedSeq) this.#received(link, seq);
       };
       if ('_handleDataMessage' in connection) (connection as unknown as { _handleDataMessage: () => void })._handleDataMessage = () => {};
       link.channel = channel;
@@ -271,15 +334,60 @@ class MeshTransport implements PeerTransport {
     });
   }
 
-  /** The pair stays on the relay from now on (until the member leaves and comes back). */
+  /** The pair stays on the relay from now on (until the member leaves and comes back); what it did not deliver goes there too. */
   #fail(link: Link): void {
     if (link.state === 'failed') return;
     link.state = 'failed';
+    this.#handOver(link);
     this.#drop(link);
+  }
+
+  /** Hands the frames the member has not acknowledged to the session, which relays them. */
+  #handOver(link: Link): void {
+    if (link.sentSeqs.length === 0) return;
+    const seqs = link.sentSeqs;
+    const bodies = link.sentBodies;
+    link.sentSeqs = [];
+    link.sentBodies = [];
+    link.sentChars = 0;
+    this.#host.onUndelivered(link.clientId, seqs, bodies);
+  }
+
+  /** The member has every frame of this channel up to `seq`. */
+  #acknowledged(link: Link, seq: number): void {
+    const seqs = link.sentSeqs;
+    let count = 0;
+    while (count < seqs.length && seqs[count]! <= seq) count++;
+    if (count === 0) return;
+    for (let i = 0; i < count; i++) link.sentChars -= link.sentBodies[i]!.length;
+    seqs.splice(0, count);
+    link.sentBodies.splice(0, count);
+  }
+
+  /** A frame of `seq` came on the channel: acknowledged in a batch, or after a short while. */
+  #received(link: Link, seq: number): void {
+    link.receivedSeq = seq;
+    if (++link.ackOwed >= ACK_EVERY) this.#sendAck(link);
+    else link.ackTimer ??= setTimeout(() => this.#sendAck(link), ACK_DELAY_MS);
+  }
+
+  #sendAck(link: Link): void {
+    clearTimeout(link.ackTimer);
+    link.ackTimer = undefined;
+    link.ackOwed = 0;
+    const channel = link.channel;
+    if (link.state !== 'open' || !channel) return;
+    try {
+      (RTCDataChannel.prototype.send as (this: RTCDataChannel, data: string) => void).call(channel, peerAckFrame(link.receivedSeq));
+    } catch {
+      // The channel is closing: its close ends the pair, and the sender resends what it has not heard of.
+    }
   }
 
   #drop(link: Link): void {
     clearTimeout(link.timer);
+    clearTimeout(link.ackTimer);
+    link.ackTimer = undefined;
     const connection = link.connection;
     link.connection = null;
     link.channel = null;

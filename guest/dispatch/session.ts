@@ -548,12 +548,13 @@ export class DispatchSession {
       this.#peer.setMembers([...this.#members.values()], reply.clientId);
       return;
     }
-    this.#peer?.close();
+    // A new peer id (resumed on another node): what the old channels have not delivered goes by the relay.
+    this.#peer?.close(true);
     this.#peerKey = key;
     this.#peer = factory(
       // The peer id is registered on the node this socket joined: its PeerJS endpoint is that node's.
       { url: this.url, peerId: reply.peer.id, peerToken: reply.peer.token, meshMaxMembers: reply.limits.meshMaxMembers },
-      { onFrame: (clientId, text) => this.#onPeerFrame(clientId, text) },
+      { onFrame: (clientId, text) => this.#onPeerFrame(clientId, text), onUndelivered: (clientId, seqs, bodies) => this.#resendByRelay(clientId, seqs, bodies) },
     );
     this.#peer.setMembers([...this.#members.values()], reply.clientId);
   }
@@ -734,7 +735,7 @@ export class DispatchSession {
         if (member.userId !== null) unresolved?.delete(member.userId);
       }
       // `prev` is the event sent to this member before, by either path: read before it moves on.
-      if (peer.sendTo(clientId, lastSentTo.get(clientId) ?? 0, body)) direct++;
+      if (peer.sendTo(clientId, seq, lastSentTo.get(clientId) ?? 0, body)) direct++;
       else (relayed ??= []).push(clientId);
       lastSentTo.set(clientId, seq);
     }
@@ -785,11 +786,24 @@ export class DispatchSession {
     if (change.op === 'update' && change.member.clientId === this.#info?.clientId) this.#userId = change.member.userId;
   }
 
-  #onPeerFrame(clientId: string, text: string): void {
+  /** Returns the frame's seq for the transport to acknowledge, or 0 when it was not a valid event of a member. */
+  #onPeerFrame(clientId: string, text: string): number {
     const frame = parsePeerFrame(text);
     const member = this.#members.get(clientId);
-    if (!frame || !member) return;
+    if (!frame || !member) return 0;
     this.#deliver(clientId, member.userId, frame.seq, frame.prev, frame.name, frame.payload, frame.ts);
+    return frame.seq;
+  }
+
+  /**
+   * Events a dead data channel took and did not deliver, to the one member
+   * behind it: by the relay, in order. While reconnecting they wait in the old
+   * relay's kept frames and leave with its resend.
+   */
+  #resendByRelay(clientId: string, seqs: readonly number[], bodies: readonly string[]): void {
+    const relay = this.#relay ?? (this.#state === 'reconnecting' ? this.#relayOld : null);
+    if (!relay) return;
+    for (let i = 0; i < seqs.length; i++) relay.resend(seqs[i]!, bodies[i]!, clientId);
   }
 
   #deliver(from: string, userId: string | null, seq: number, prev: number | null, name: string, payload: EventPayload, ts: number): void {

@@ -22,22 +22,41 @@ export interface DataTransport {
 
 /** What a peer transport reports back to the session. */
 export interface PeerTransportHost {
-  /** A frame arrived on the data channel of this member. */
-  onFrame(clientId: string, text: string): void;
+  /**
+   * A frame arrived on the data channel of this member. Returns the seq of
+   * the event it carried (delivered, held back or a duplicate: the session
+   * has it either way), which the transport acknowledges, or 0 for a frame
+   * that was not a valid event.
+   */
+  onFrame(clientId: string, text: string): number;
+  /**
+   * The data channel to this member died (or the pair left the mesh) with
+   * these events sent on it and not acknowledged: the session sends them
+   * again by the relay, in order. Not called for a member who left, nor
+   * when the transport is closed.
+   */
+  onUndelivered(clientId: string, seqs: readonly number[], bodies: readonly string[]): void;
 }
 
 /** A peer (mesh) transport also follows the shard's members. */
 export interface PeerTransport extends DataTransport {
   /**
-   * Sends one event to this member when its channel is open; false (nothing
-   * sent) otherwise, and the session relays it. `prev` is the seq of the event
-   * sent to this member before it, by either path (0 for none).
+   * Sends one event (`seq`, serialized in `body`) to this member when its
+   * channel is open; false (nothing sent) otherwise, and the session relays
+   * it. `prev` is the seq of the event sent to this member before it, by
+   * either path (0 for none).
    */
-  sendTo(clientId: string, prev: number, body: string): boolean;
+  sendTo(clientId: string, seq: number, prev: number, body: string): boolean;
   /** The members changed: open connections to new ones, close those of members gone. */
   setMembers(members: readonly MemberWire[], selfClientId: string): void;
   /** Path per member, for diagnostics and tests. */
   paths(): Record<string, 'peer' | 'connecting' | 'relay'>;
+  /**
+   * Ends the mesh. With `handOver`, the events still unacknowledged on each
+   * channel go to `onUndelivered` first (the session replaces this transport
+   * and the members stay); without, they are dropped with it (disconnect).
+   */
+  close(handOver?: boolean): void;
 }
 
 /** What the session gives a peer transport when it starts. */

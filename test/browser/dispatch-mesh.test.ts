@@ -62,6 +62,51 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'relay', 'B to give up on the pair too', 5_000);
   });
 
+  it('resends by the relay what a data channel took and never delivered when it died: nothing lost, each once, in order', async () => {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'lossy-room' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'lossy-room' });
+    await b.command('on', 'seq');
+    const bothPeer = async (): Promise<boolean> =>
+      (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
+    await waitUntilAsync(bothPeer, 'the pair to open', 10_000);
+    for (let i = 0; i < 3; i++) await a.command('emit', 'seq', { i });
+    await waitUntil(() => b.events('seq').length === 3, 'the first three, by the mesh');
+    // B's channel goes deaf while it still looks open: A goes on sending on it, into the void.
+    await b.command('muteMesh');
+    for (let i = 3; i < 23; i++) await a.command('emit', 'seq', { i });
+    expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('peer');
+    await sleep(300);
+    expect(b.events('seq')).to.have.length(3);
+    // Then the connection dies. A notices, and the 20 frames B never acknowledged come by the relay.
+    await b.command('closePeerConnections');
+    await waitUntil(() => b.events('seq').length >= 23, 'the 20 undelivered events, by the relay', 15_000);
+    await sleep(300);
+    expect(b.events('seq').map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: 23 }, (_, i) => i));
+    expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('relay');
+    await a.command('emit', 'seq', { i: 23 });
+    await waitUntil(() => b.events('seq').length === 24, 'the next event, by the relay');
+    expect(b.events('seq').map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: 24 }, (_, i) => i));
+  });
+
+  it('gives up a pair whose receiver stops acknowledging, and relays what it holds up: a deaf channel costs a bounded buffer, never events', async () => {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'deaf-room' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'deaf-room' });
+    await b.command('on', 'seq');
+    await waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer', 'the pair to open', 10_000);
+    await a.command('emit', 'seq', { i: 0 });
+    await waitUntil(() => b.events('seq').length === 1, 'the first event, by the mesh');
+    await b.command('muteMesh');
+    // Nobody closes anything: the channel stays open, and only the missing acknowledgements tell.
+    const total = 141;
+    for (let i = 1; i < total; i++) await a.command('emit', 'seq', { i });
+    await waitUntil(() => b.events('seq').length >= total, `all ${total} events`, 15_000);
+    await sleep(300);
+    expect(b.events('seq').map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: total }, (_, i) => i));
+    expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('relay');
+  });
+
   it('relays everything past the mesh size, so no page holds a connection per member', async () => {
     const trio = [member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 })];
     const infos = [];

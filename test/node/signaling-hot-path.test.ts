@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SignalingServer } from '../../signaling/index.js';
 import { assertPlainData, plainDataJson } from '../../protocol/data.js';
-import { emitFrame, eventFrameBody, parseClientMessage, parseJsonObject, relayedEventFrame, type EmitMessage } from '../../protocol/signaling.js';
+import { emitFrame, eventFrameBody, parseClientMessage, parseJsonObject, parsePeerAck, peerAckFrame, relayedEventFrame, resendFrame, type EmitMessage } from '../../protocol/signaling.js';
 import { backend, codeOf, Raw, startServer, waitFor } from './signaling-support.js';
 
 /** A raw member that also keeps the text of every frame it receives. */
@@ -55,6 +55,39 @@ describe('signaling hot path: the relayed frame', () => {
     }
     sender.raw.close();
     receiver.raw.close();
+  });
+
+  it('relays a resend of a mesh event to its one receiver although its seq is old; a plain old seq is still dropped', async () => {
+    const sender = await member(server, 'resend');
+    const receiver = await member(server, 'resend');
+    const other = await member(server, 'resend');
+    const seqs = (m: { raw: Raw }): unknown[] => m.raw.frames.filter((f) => f.type === 'event').map((f) => f['seq']);
+    sender.raw.send(emitFrame(eventFrameBody(9, 'move', '{"n":9}', 1), null));
+    await waitFor(() => seqs(receiver).length === 1 && seqs(other).length === 1, 'event 9 to both');
+    // Events 7 and 8 went to the receiver over a data channel that died: resent, with their own seqs.
+    sender.raw.send(resendFrame(eventFrameBody(7, 'move', '{"n":7}', 1), receiver.clientId));
+    sender.raw.send(resendFrame(eventFrameBody(8, 'move', '{"n":8}', 1), receiver.clientId));
+    // An old seq without the flag is a resend after a reconnection: already relayed, dropped.
+    sender.raw.send(emitFrame(eventFrameBody(8, 'move', '{"n":8}', 1), null));
+    sender.raw.send(emitFrame(eventFrameBody(10, 'move', '{"n":10}', 1), null));
+    await waitFor(() => seqs(receiver).length === 4 && seqs(other).length === 2, 'the resends and event 10');
+    assert.deepEqual(seqs(receiver), [9, 7, 8, 10]);
+    assert.deepEqual(seqs(other), [9, 10]);
+    // The flag is never passed on, and a resend without its one receiver is malformed.
+    assert.ok(receiver.texts.every((text) => !text.includes('"re"')));
+    assert.equal(parseClientMessage(parseJsonObject('{"type":"emit","seq":3,"name":"m","payload":{},"ts":1,"re":true}')), null);
+    assert.equal(parseClientMessage(parseJsonObject('{"type":"emit","seq":3,"name":"m","payload":{},"ts":1,"to":["x"],"re":1}')), null);
+    sender.raw.send('{"type":"emit","seq":3,"name":"m","payload":{},"ts":1,"re":true}');
+    await waitFor(() => sender.raw.frames.some((f) => f.type === 'error'), 'the refusal');
+    assert.equal((sender.raw.frames.find((f) => f.type === 'error')!['error'] as { code: string }).code, 'INVALID_MESSAGE');
+    for (const m of [sender, receiver, other]) m.raw.close();
+  });
+
+  it('reads a data channel acknowledgement only when it is well formed', () => {
+    assert.equal(parsePeerAck(peerAckFrame(42)), 42);
+    for (const bad of ['{"type":"ack","seq":0}', '{"type":"ack","seq":-1}', '{"type":"ack","seq":1.5}', '{"type":"ack","seq":"3"}', '{"type":"ack"', '{"type":"ack","seq":1e400}']) {
+      assert.equal(parsePeerAck(bad), null, bad);
+    }
   });
 
   it('splices only when the parsed frame has exactly the five members of an emit', () => {
