@@ -18,6 +18,17 @@
  *   receiver that does not acknowledge {@link MAX_UNACKED_FRAMES} frames (or
  *   {@link MAX_UNACKED_CHARS} characters of them) loses the pair the same way:
  *   what it holds up is bounded.
+ * - A guard at the door of each channel: the server never sees mesh traffic,
+ *   so the receiver holds each peer to the shard's limits itself. Every frame
+ *   takes a token from a bucket twice as generous as the sender's own (burst
+ *   4× and refill 2× `maxEventsPerSecond`, so network bunching of an honest
+ *   stream never trips it), and a frame over the payload limit plus the
+ *   envelope is refused. A channel that breaks either rule is closed and the
+ *   pair moves to the relay, where the server polices it; the application
+ *   hears `RATE_LIMITED` or `PAYLOAD_TOO_LARGE` on its error listeners. The
+ *   refused frame is not acknowledged, so an honest sender resends it by the
+ *   relay. Frames of an unknown type are ignored (a newer peer may send
+ *   some), but they pay their token too.
  * - Mesh size: above `meshMaxMembers` browser members the transport closes
  *   its connections and everything goes through the relay, so no page holds
  *   99 peer connections.
@@ -29,7 +40,8 @@
  *   meshes never downloads it.
  */
 import type { DataConnection, Peer } from 'peerjs';
-import { PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, peerAckFrame, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
+import { PlatformError } from '../../protocol/errors.js';
+import { FRAME_ENVELOPE_BYTES, PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, peerAckFrame, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
 /** Options of the mesh. */
@@ -82,6 +94,9 @@ interface Link {
   receivedSeq: number;
   ackOwed: number;
   ackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The door's bucket for frames from this peer (see the header): tokens, and when they were counted. */
+  inTokens: number;
+  inStamp: number;
 }
 
 /** A receiver acknowledges after this many frames of a channel… */
@@ -95,6 +110,9 @@ const ACK_DELAY_MS = 50;
  * relayed events, so their resend is not refused.
  */
 const MAX_UNACKED_FRAMES = 128;
+/** The door's bucket, in multiples of `maxEventsPerSecond`: its size, and its refill per second. */
+const INBOUND_BURST = 4;
+const INBOUND_REFILL = 2;
 const MAX_UNACKED_CHARS = 4 * 1024 * 1024;
 
 /** peerjs's `DataConnection.MAX_BUFFERED_AMOUNT` (protected): above it, peerjs holds frames back itself. */
@@ -270,6 +288,8 @@ class MeshTransport implements PeerTransport {
         receivedSeq: 0,
         ackOwed: 0,
         ackTimer: undefined,
+        inTokens: this.#init.maxEventsPerSecond * INBOUND_BURST,
+        inStamp: performance.now(),
       };
       this.#links.set(member.clientId, link);
       this.#byPeer.set(member.peerId, member.clientId);
@@ -310,7 +330,9 @@ class MeshTransport implements PeerTransport {
       const channel = connection.dataChannel;
       channel.onmessage = (event: MessageEvent<unknown>) => {
         const text: unknown = event.data;
-        if (link.connection !== connection || typeof text !== 'string') return;
+        if (link.connection !== connection) return;
+        if (!this.#admit(link, text)) return;
+        if (typeof text !== 'string') return;
         if (text.startsWith(PEER_ACK_PREFIX)) {
           const seq = parsePeerAck(text);
           if (seq !== null) this.#acknowledged(link, seq);
@@ -351,6 +373,30 @@ class MeshTransport implements PeerTransport {
     link.sentBodies = [];
     link.sentChars = 0;
     this.#host.onUndelivered(link.clientId, seqs, bodies);
+  }
+
+  /** The door of a channel (see the header): false when the frame is refused and the pair given up. */
+  #admit(link: Link, data: unknown): boolean {
+    const rate = this.#init.maxEventsPerSecond;
+    const now = performance.now();
+    link.inTokens = Math.min(rate * INBOUND_BURST, link.inTokens + ((now - link.inStamp) / 1000) * rate * INBOUND_REFILL);
+    link.inStamp = now;
+    let refusal: PlatformError | null = null;
+    if (link.inTokens < 1) {
+      refusal = new PlatformError('RATE_LIMITED', `member ${link.clientId} sent more than ${rate} events per second on its data channel; its events go through the server from now on`);
+    } else if ((typeof data === 'string' ? data.length : data instanceof ArrayBuffer ? data.byteLength : 0) > this.#init.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
+      // UTF-16 units of a string are never more than its UTF-8 bytes: an honest frame always fits.
+      refusal = new PlatformError('PAYLOAD_TOO_LARGE', `member ${link.clientId} sent a frame over ${this.#init.maxPayloadBytes} bytes on its data channel; its events go through the server from now on`);
+    }
+    if (refusal === null) {
+      link.inTokens -= 1;
+      return true;
+    }
+    if (link.state === 'open') {
+      this.#fail(link);
+      this.#host.onRefused(link.clientId, refusal);
+    }
+    return false;
   }
 
   /** The member has every frame of this channel up to `seq`. */

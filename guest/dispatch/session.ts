@@ -553,8 +553,19 @@ export class DispatchSession {
     this.#peerKey = key;
     this.#peer = factory(
       // The peer id is registered on the node this socket joined: its PeerJS endpoint is that node's.
-      { url: this.url, peerId: reply.peer.id, peerToken: reply.peer.token, meshMaxMembers: reply.limits.meshMaxMembers },
-      { onFrame: (clientId, text) => this.#onPeerFrame(clientId, text), onUndelivered: (clientId, seqs, bodies) => this.#resendByRelay(clientId, seqs, bodies) },
+      {
+        url: this.url,
+        peerId: reply.peer.id,
+        peerToken: reply.peer.token,
+        meshMaxMembers: reply.limits.meshMaxMembers,
+        maxEventsPerSecond: reply.limits.maxEventsPerSecond,
+        maxPayloadBytes: reply.limits.maxPayloadBytes,
+      },
+      {
+        onFrame: (clientId, text) => this.#onPeerFrame(clientId, text),
+        onUndelivered: (clientId, seqs, bodies) => this.#resendByRelay(clientId, seqs, bodies),
+        onRefused: (_clientId, error) => this.#emitError(error),
+      },
     );
     this.#peer.setMembers([...this.#members.values()], reply.clientId);
   }

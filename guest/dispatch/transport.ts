@@ -6,6 +6,7 @@
  * recipient, the peer path when it is open and the relay otherwise, so the
  * application never sees which one carried an event.
  */
+import type { PlatformError } from '../../protocol/errors.js';
 import type { MemberWire } from '../../protocol/signaling.js';
 
 /**
@@ -36,6 +37,12 @@ export interface PeerTransportHost {
    * when the transport is closed.
    */
   onUndelivered(clientId: string, seqs: readonly number[], bodies: readonly string[]): void;
+  /**
+   * This member's channel broke the rules at the door (more frames than its
+   * rate allows, or a frame over the size limit) and the pair was moved to the
+   * relay, where the server polices it. For the application's error listeners.
+   */
+  onRefused(clientId: string, error: PlatformError): void;
 }
 
 /** A peer (mesh) transport also follows the shard's members. */
@@ -66,6 +73,9 @@ export interface PeerTransportInit {
   readonly peerId: string;
   readonly peerToken: string;
   readonly meshMaxMembers: number;
+  /** The shard's limits (from the server): a peer's channel is held to them at the door. */
+  readonly maxEventsPerSecond: number;
+  readonly maxPayloadBytes: number;
 }
 
 /** Makes a peer transport (browser clients); absent on the backend. */

@@ -107,6 +107,45 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('relay');
   });
 
+  it('holds a hostile peer to the shard’s rate at the door of its channel: the flood stops, the pair moves to the relay, the app hears RATE_LIMITED', async () => {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'flood-room' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'flood-room' });
+    await b.command('on', 'seq');
+    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'peer', 'the pair to open', 10_000);
+    // 3,000 frames at once from A's page, past its library (the shard allows 100 events/s).
+    expect(await a.command('floodMesh', 'seq', 3_000, 0)).to.equal(3_000);
+    await waitUntil(() => b.errors().some((error) => error.code === 'RATE_LIMITED'), 'B to refuse the flood');
+    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'relay', 'B to move the pair to the relay', 5_000);
+    await sleep(300);
+    const flooded = b.events('seq').length;
+    // The door's burst is four times the rate (plus its refill while the frames come in): the rest
+    // of the 3,000 never reached the application.
+    expect(flooded).to.be.within(400, 500);
+    expect(b.errors().filter((error) => error.code === 'RATE_LIMITED')).to.have.length(1);
+    // B is fine and still talks to A, by the relay now. (A's own later events would be dropped by B
+    // as duplicates: the flood claimed seqs far above them. A sender that lies hurts only itself.)
+    await waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'relay', 'A to see the pair closed', 10_000);
+    await a.command('on', 'back');
+    await b.command('emit', 'back', { ok: true });
+    await waitUntil(() => a.events('back').length === 1, 'B’s event after the flood, by the relay');
+  });
+
+  it('refuses a frame over the size limit on a data channel, and moves the pair to the relay', async () => {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'big-frame-room' });
+    await b.command('connect', { shardName: 'big-frame-room' });
+    await b.command('on', 'seq');
+    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'peer', 'the pair to open', 10_000);
+    // 64 KB of payload plus the 40 KB envelope is the limit; Chrome carries up to 256 KB per message.
+    expect(await a.command('bigMeshFrame', 'seq', 150_000)).to.equal(1);
+    await waitUntil(() => b.errors().some((error) => error.code === 'PAYLOAD_TOO_LARGE'), 'B to refuse the frame');
+    expect(b.events('seq')).to.have.length(0);
+    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'relay', 'the pair on the relay', 5_000);
+    await a.command('emit', 'seq', { i: 1 });
+    await waitUntil(() => b.events('seq').length === 1, 'the next event, by the relay');
+  });
+
   it('relays everything past the mesh size, so no page holds a connection per member', async () => {
     const trio = [member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 })];
     const infos = [];

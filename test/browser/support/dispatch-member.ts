@@ -118,6 +118,10 @@ export class Member {
   events(eventName?: string): ReceivedEvent[] {
     return this.reports.filter((r) => r.kind === 'event').map((r) => r.data as ReceivedEvent).filter((e) => !eventName || e.eventName === eventName);
   }
+  /** What the member's onError heard, in order. */
+  errors(): { code: string; message: string }[] {
+    return this.reports.filter((r) => r.kind === 'error').map((r) => r.data as { code: string; message: string });
+  }
   lastPresence(): { clientId: string; userId: string | null; userInfo: Record<string, unknown> }[] {
     const list = this.reports.filter((r) => r.kind === 'presence');
     return (list[list.length - 1]?.data ?? []) as { clientId: string; userId: string | null; userInfo: Record<string, unknown> }[];
