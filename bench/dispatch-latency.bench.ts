@@ -4,6 +4,9 @@
  * - ours over the mesh against a raw RTCDataChannel pair (target ≤ 1.3×),
  * - ours over the relay against a raw WebSocket forwarder (target ≤ 1.3×),
  * - ours over the relay against Socket.IO room broadcast (target: faster).
+ * A diagnostic scenario, raw-via-ours, sends ours' frames from plain browser
+ * WebSockets through our server: against raw-ws-forward it is the server's
+ * share of the relay's time, and ours-relay against it the client library's.
  * Scenarios run in blocks, shuffled anew each round (bench/pages/order.ts);
  * paired ratios compare blocks of the same round.
  * The page is bench/dispatch-latency.html; the servers run in this process.
@@ -96,6 +99,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       ['ours-relay', 'raw-ws-forward'],
       ['ours-relay', 'socket.io-room'],
       ['ours-mesh', 'socket.io-room'],
+      // Diagnostics: the relay split into the server's share and the client library's.
+      ['raw-via-ours', 'raw-ws-forward'],
+      ['ours-relay', 'raw-via-ours'],
     ] as const;
     const pairedOf = new Map(pairs.map(([a, b]) => [`${a}/${b}`, paired(a, b)]));
     const pairedText = (a: string, b: string): string => {

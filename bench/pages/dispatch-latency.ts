@@ -1,10 +1,12 @@
 // One-way event latency between two members in one page (one clock, so no
 // sync error in the figures), sequential sends, scenarios interleaved in
 // rounds (shuffled per round): ours over the mesh and over the relay, a raw RTCDataChannel pair,
-// a raw WebSocket forwarder, and Socket.IO room broadcast.
+// a raw WebSocket forwarder, Socket.IO room broadcast, and (a diagnostic) plain WebSockets
+// through our server.
 import type { Peer } from 'peerjs';
 import type { io as ioType } from 'socket.io-client';
 import { createDispatch } from '../../guest/dispatch/index.js';
+import { encodeHandshakeJoin, emitFrame, eventFrameBody, SIGNALING_VERSION } from '../../protocol/signaling.js';
 import { roundOrder } from './order.js';
 
 declare global {
@@ -100,6 +102,32 @@ async function rawWebSocket(): Promise<Scenario> {
   return scenario;
 }
 
+/**
+ * Diagnostic: our server with plain WebSockets for clients. The sender writes the frames our
+ * client writes (a join in the handshake, then emit frames); the receiver parses what the
+ * server relays, as the raw receivers do. No client library on either side.
+ */
+async function rawThroughOurs(): Promise<Scenario> {
+  const shardName = `rawours-${Math.random().toString(36).slice(2, 8)}`;
+  const url = signaling.replace(/^http/, 'ws') + '/dispatch';
+  const open = (): Promise<WebSocket> =>
+    new Promise((resolve) => {
+      const ws = new WebSocket(url, [...encodeHandshakeJoin({ type: 'join', v: SIGNALING_VERSION, id: 1, projectId: 'bench', kind: 'browser', shardName, maxConnectionsPerShard: 10, userInfo: {} })!]);
+      ws.onmessage = (message) => {
+        if (String(message.data).startsWith('{"type":"joined"')) resolve(ws);
+      };
+    });
+  const a = await open();
+  const b = await open();
+  let seq = 0;
+  const scenario: Scenario = { id: 'raw-via-ours', arrive: { resolve: null }, send: (i) => a.send(emitFrame(eventFrameBody(++seq, 'm', JSON.stringify({ ...payload, i }), baselineTs), null)) };
+  b.onmessage = (message) => {
+    // Presence frames come on this socket too; only events count.
+    if ((JSON.parse(message.data as string) as { type?: string }).type === 'event') scenario.arrive.resolve?.();
+  };
+  return scenario;
+}
+
 async function socketIo(): Promise<Scenario> {
   const { io } = (await import(/* @vite-ignore */ '/node_modules/socket.io-client/dist/socket.io.esm.min.js' as string)) as { io: typeof ioType };
   const a = io(sio, { transports: ['websocket'] });
@@ -123,7 +151,7 @@ async function measure(scenario: Scenario, count: number, into: number[] | null)
 }
 
 async function main(): Promise<void> {
-  const scenarios = [await dispatchPair('ours-mesh', true), await rawDataChannel(), await dispatchPair('ours-relay', false), await rawWebSocket(), await socketIo()];
+  const scenarios = [await dispatchPair('ours-mesh', true), await rawDataChannel(), await dispatchPair('ours-relay', false), await rawWebSocket(), await socketIo(), await rawThroughOurs()];
   const results = new Map(scenarios.map((scenario) => [scenario.id, [] as number[]]));
   for (const scenario of scenarios) await measure(scenario, warmup, null);
   for (let round = 0; round < rounds; round++) {
