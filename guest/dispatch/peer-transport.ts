@@ -94,6 +94,8 @@ interface Link {
   receivedSeq: number;
   ackOwed: number;
   ackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** An acknowledgement is queued as a microtask (see #received). */
+  ackQueued: boolean;
   /** The door's bucket for frames from this peer (see the header): tokens, and when they were counted. */
   inTokens: number;
   inStamp: number;
@@ -288,6 +290,7 @@ class MeshTransport implements PeerTransport {
         receivedSeq: 0,
         ackOwed: 0,
         ackTimer: undefined,
+        ackQueued: false,
         inTokens: this.#init.maxEventsPerSecond * INBOUND_BURST,
         inStamp: performance.now(),
       };
@@ -410,14 +413,23 @@ class MeshTransport implements PeerTransport {
     link.sentBodies.splice(0, count);
   }
 
-  /** A frame of `seq` came on the channel: acknowledged in a batch, or after a short while. */
+  /**
+   * A frame of `seq` came on the channel: acknowledged in a batch, or after a short while. A
+   * batch's acknowledgement waits for a microtask: it leaves after the event's listeners and
+   * whatever they queued, so its cost is not added to the delivery the application sees.
+   */
   #received(link: Link, seq: number): void {
     link.receivedSeq = seq;
-    if (++link.ackOwed >= ACK_EVERY) this.#sendAck(link);
-    else link.ackTimer ??= setTimeout(() => this.#sendAck(link), ACK_DELAY_MS);
+    if (++link.ackOwed < ACK_EVERY) {
+      link.ackTimer ??= setTimeout(() => this.#sendAck(link), ACK_DELAY_MS);
+    } else if (!link.ackQueued) {
+      link.ackQueued = true;
+      queueMicrotask(() => this.#sendAck(link));
+    }
   }
 
   #sendAck(link: Link): void {
+    link.ackQueued = false;
     clearTimeout(link.ackTimer);
     link.ackTimer = undefined;
     link.ackOwed = 0;
