@@ -23,6 +23,18 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     return sent;
   }
 
+  /** Two members of `shardName`, B listening to 'seq', once each has the other on a data channel. */
+  async function openPair(shardName: string): Promise<{ a: Member; b: Member; infoA: { clientId: string }; infoB: { clientId: string } }> {
+    const [a, b] = [member(), member()];
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName });
+    await b.command('on', 'seq');
+    const bothPeer = async (): Promise<boolean> =>
+      (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
+    await waitUntilAsync(bothPeer, 'the pair to open', 10_000);
+    return { a, b, infoA, infoB };
+  }
+
   it('moves a pair onto a data channel, keeping order and delivering each event once across the switch; the backend still gets events by relay', async () => {
     const [a, b] = [member(), member()];
     const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'mesh-room' });
@@ -63,13 +75,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
   });
 
   it('resends by the relay what a data channel took and never delivered when it died: nothing lost, each once, in order', async () => {
-    const [a, b] = [member(), member()];
-    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'lossy-room' });
-    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'lossy-room' });
-    await b.command('on', 'seq');
-    const bothPeer = async (): Promise<boolean> =>
-      (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
-    await waitUntilAsync(bothPeer, 'the pair to open', 10_000);
+    const { a, b, infoB } = await openPair('lossy-room');
     for (let i = 0; i < 3; i++) await a.command('emit', 'seq', { i });
     await waitUntil(() => b.events('seq').length === 3, 'the first three, by the mesh');
     // B's channel goes deaf while it still looks open: A goes on sending on it, into the void.
@@ -90,11 +96,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
   });
 
   it('gives up a pair whose receiver stops acknowledging, and relays what it holds up: a deaf channel costs a bounded buffer, never events', async () => {
-    const [a, b] = [member(), member()];
-    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'deaf-room' });
-    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'deaf-room' });
-    await b.command('on', 'seq');
-    await waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer', 'the pair to open', 10_000);
+    const { a, b, infoB } = await openPair('deaf-room');
     await a.command('emit', 'seq', { i: 0 });
     await waitUntil(() => b.events('seq').length === 1, 'the first event, by the mesh');
     await b.command('muteMesh');
@@ -108,11 +110,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
   });
 
   it('holds a hostile peer to the shard’s rate at the door of its channel: the flood stops, the pair moves to the relay, the app hears RATE_LIMITED', async () => {
-    const [a, b] = [member(), member()];
-    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'flood-room' });
-    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'flood-room' });
-    await b.command('on', 'seq');
-    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'peer', 'the pair to open', 10_000);
+    const { a, b, infoA, infoB } = await openPair('flood-room');
     // 3,000 frames at once from A's page, past its library (the shard allows 100 events/s).
     expect(await a.command('floodMesh', 'seq', 3_000, 0)).to.equal(3_000);
     await waitUntil(() => b.errors().some((error) => error.code === 'RATE_LIMITED'), 'B to refuse the flood');
@@ -132,11 +130,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
   });
 
   it('refuses a frame over the size limit on a data channel, and moves the pair to the relay', async () => {
-    const [a, b] = [member(), member()];
-    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'big-frame-room' });
-    await b.command('connect', { shardName: 'big-frame-room' });
-    await b.command('on', 'seq');
-    await waitUntilAsync(async () => (await b.command<Paths>('paths'))[infoA.clientId] === 'peer', 'the pair to open', 10_000);
+    const { a, b, infoA } = await openPair('big-frame-room');
     // 64 KB of payload plus the 40 KB envelope is the limit; Chrome carries up to 256 KB per message.
     expect(await a.command('bigMeshFrame', 'seq', 150_000)).to.equal(1);
     await waitUntil(() => b.errors().some((error) => error.code === 'PAYLOAD_TOO_LARGE'), 'B to refuse the frame');
