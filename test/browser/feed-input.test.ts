@@ -17,6 +17,26 @@ function press(keys: string[], click?: PagePoint): Promise<unknown> {
 describe('feed: the wheel and keys over a cross-origin template', function () {
   const { reports, mount, windowOf, collect } = feedSuite();
 
+  /**
+   * A real click at `at` that gives the template `tag` the keyboard, checked with a harmless key
+   * (Shift) that the template must report. Seen here in about one run of six: right after a
+   * click on a frame the feed had just made, Chromium gave the keys to the feed page (target:
+   * the iframe element), even after the frame's window had reported its focus event, and kept
+   * doing so for 50 more presses over 3 s. So the click is repeated with its Shift until one
+   * arrives (in 24 runs the first always did); the tests below ignore the Shift reports.
+   */
+  async function focusTemplate(at: PagePoint, tag: string): Promise<void> {
+    const shifts = (): number => reports.of('key', tag).filter((data) => data['key'] === 'Shift').length;
+    const before = shifts();
+    for (let attempt = 0; attempt < 10 && shifts() === before; attempt++) {
+      await press(['Shift'], at);
+      await sleep(100);
+    }
+    expect(shifts()).to.be.above(before, 'keys to reach the template');
+  }
+  /** The keys the template `tag` reported, without the Shift probes of focusTemplate. */
+  const keysOf = (tag: string): unknown[] => reports.of('key', tag).map((data) => data['key']).filter((key) => key !== 'Shift');
+
   it('the wheel over a template moves the feed, once per stream', async () => {
     const feed = mount({ items: templateItems(4) });
     const { controller } = feed;
@@ -60,9 +80,10 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     await reports.waitFor('playback', 't0');
     await quiet(controller);
     // A click gives the template the keyboard focus; its document gets the key.
-    await press(['ArrowDown'], feed.at(0.5, 0.5));
+    await focusTemplate(feed.at(0.5, 0.5), 't0');
+    await press(['ArrowDown']);
     await waitUntil(() => controller.index === 1, 'ArrowDown to move the feed');
-    expect(reports.of('key', 't0').map((data) => data['key'])).to.deep.equal(['ArrowDown']);
+    expect(keysOf('t0')).to.deep.equal(['ArrowDown']);
     // The feed took the focus: the next keys go to it, not to the template that left.
     expect(document.activeElement).to.equal(controller.viewport);
     await press(['j']);
@@ -73,8 +94,10 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     // Settled (the click must land on t0, not on a template passing by).
     await waitUntil(() => Math.round(feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top) === 0, 'the snap to settle');
     // Other keys stay with the template.
-    await press(['x', 'ArrowRight'], feed.at(0.5, 0.5));
-    await reports.waitFor('key', 't0', 3);
+    await focusTemplate(feed.at(0.5, 0.5), 't0');
+    await press(['x', 'ArrowRight']);
+    await waitUntil(() => keysOf('t0').length === 3, 'x and ArrowRight to reach t0');
+    expect(keysOf('t0')).to.deep.equal(['ArrowDown', 'x', 'ArrowRight']);
     await sleep(100);
     expect(controller.index).to.equal(0);
   });
