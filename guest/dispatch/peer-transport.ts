@@ -5,6 +5,16 @@
  * - Who calls whom: the member with the smaller peer id opens the connection
  *   and the other waits for it. Both read the same presence list, so exactly
  *   one offer is made per pair and offers never cross (no glare to resolve).
+ * - A call from a member not known yet is held, not refused: the caller
+ *   learnt of us from its `joined` list and called at once, while its own
+ *   arrival is still on its way to us as presence (coalesced, and through
+ *   Redis when the two are on different nodes). Refused, the pair would never
+ *   have met and stayed on the relay. At most {@link MAX_HELD_CALLS} calls
+ *   are held, each until its member shows up or `p2pTimeoutMs` ends; frames
+ *   that come on a held call's channel wait with it, in order (bounded: past
+ *   {@link MAX_HELD_FRAMES} the call is closed, and the caller resends what
+ *   it holds unacknowledged by the relay). The server forwards signaling
+ *   only within a shard, so a held caller is a member of ours.
  * - Failure: a pair that is not open within `p2pTimeoutMs` (default 10 s),
  *   or whose ICE state turns `failed`, or whose channel closes, stays on the
  *   relay. The session relays to a member until its channel is open, so the
@@ -112,6 +122,18 @@ const ACK_DELAY_MS = 50;
  * relayed events, so their resend is not refused.
  */
 const MAX_UNACKED_FRAMES = 128;
+/** Calls held until their member is known, and the frames one may bring meanwhile (see the header). */
+const MAX_HELD_CALLS = 16;
+const MAX_HELD_FRAMES = 256;
+
+/** A call from a peer id that no member of ours has yet, as far as we know. */
+interface HeldCall {
+  readonly connection: DataConnection;
+  readonly timer: ReturnType<typeof setTimeout>;
+  /** Frames its channel brought before the member was known, in order. */
+  readonly frames: unknown[];
+}
+
 /** The door's bucket, in multiples of `maxEventsPerSecond`: its size, and its refill per second. */
 const INBOUND_BURST = 4;
 const INBOUND_REFILL = 2;
@@ -131,6 +153,8 @@ class MeshTransport implements PeerTransport {
   readonly #options: PeerTransportOptions;
   readonly #links = new Map<string, Link>();
   readonly #byPeer = new Map<string, string>();
+  /** Calls from peer ids not known yet, by peer id. */
+  readonly #held = new Map<string, HeldCall>();
   #peer: Peer | null = null;
   #open = false;
   #closed = false;
@@ -246,6 +270,7 @@ class MeshTransport implements PeerTransport {
     }
     this.#links.clear();
     this.#byPeer.clear();
+    for (const peerId of [...this.#held.keys()]) this.#dropHeld(peerId);
     this.#peer?.destroy();
     this.#peer = null;
   }
@@ -304,12 +329,26 @@ class MeshTransport implements PeerTransport {
         }
         spendPeerConnection();
         this.#bind(link, this.#peer.connect(member.peerId, { reliable: true, serialization: 'raw' }));
+        continue;
+      }
+      // It may have called already, before its arrival reached us.
+      const held = this.#held.get(member.peerId);
+      if (held) {
+        this.#held.delete(member.peerId);
+        clearTimeout(held.timer);
+        spendPeerConnection();
+        this.#bind(link, held.connection, held.frames);
+        if (this.#budgetSpent()) {
+          this.#leaveMesh();
+          return;
+        }
       }
     }
   }
 
   #accept(connection: DataConnection): void {
     const clientId = this.#byPeer.get(connection.peer);
+    if (clientId === undefined && !this.#members.some((member) => member.peerId === connection.peer)) return this.#hold(connection);
     const link = clientId === undefined ? undefined : this.#links.get(clientId);
     // Only a current member we wait for may call; the server already keeps strangers out.
     if (!link || link.state !== 'connecting' || link.connection || this.#init.peerId < link.peerId) {
@@ -321,9 +360,39 @@ class MeshTransport implements PeerTransport {
     if (this.#budgetSpent()) this.#leaveMesh();
   }
 
-  #bind(link: Link, connection: DataConnection): void {
-    link.connection = connection;
+  /** Holds a call from a peer id we do not know yet (see the header). */
+  #hold(connection: DataConnection): void {
+    const peerId = connection.peer;
+    if (!this.#held.has(peerId) && this.#held.size >= MAX_HELD_CALLS) {
+      connection.close();
+      return;
+    }
+    this.#dropHeld(peerId); // a newer call from the same peer replaces the one held
+    const held: HeldCall = { connection, timer: setTimeout(() => this.#dropHeld(peerId, held), this.#options.p2pTimeoutMs ?? 10_000), frames: [] };
+    this.#held.set(peerId, held);
     connection.on('open', () => {
+      if (this.#held.get(peerId) !== held) return;
+      connection.dataChannel.onmessage = (event: MessageEvent<unknown>) => {
+        if (held.frames.length < MAX_HELD_FRAMES) held.frames.push(event.data);
+        else this.#dropHeld(peerId, held);
+      };
+    });
+    connection.on('close', () => this.#dropHeld(peerId, held));
+  }
+
+  /** Closes the held call of `peerId` (only `which`, when given). */
+  #dropHeld(peerId: string, which?: HeldCall): void {
+    const held = this.#held.get(peerId);
+    if (!held || (which && held !== which)) return;
+    this.#held.delete(peerId);
+    clearTimeout(held.timer);
+    held.connection.close();
+  }
+
+  /** `early`: frames a held call brought before it was bound, handled first, in order. */
+  #bind(link: Link, connection: DataConnection, early: readonly unknown[] = []): void {
+    link.connection = connection;
+    const onOpen = (): void => {
       if (link.connection !== connection || link.state !== 'connecting') return;
       clearTimeout(link.timer);
       // Frames are read from the channel itself, and peerjs's own work per frame is dropped: its
@@ -331,8 +400,7 @@ class MeshTransport implements PeerTransport {
       // 'data' through its event emitter, which nobody here listens to. Set in the channel's open
       // event, so before the first frame.
       const channel = connection.dataChannel;
-      channel.onmessage = (event: MessageEvent<unknown>) => {
-        const text: unknown = event.data;
+      const onMessage = (text: unknown): void => {
         if (link.connection !== connection) return;
         if (!this.#admit(link, text)) return;
         if (typeof text !== 'string') return;
@@ -344,10 +412,15 @@ class MeshTransport implements PeerTransport {
         const seq = this.#host.onFrame(link.clientId, text);
         if (seq > link.receivedSeq) this.#received(link, seq);
       };
+      channel.onmessage = (event: MessageEvent<unknown>) => onMessage(event.data);
       if ('_handleDataMessage' in connection) (connection as unknown as { _handleDataMessage: () => void })._handleDataMessage = () => {};
       link.channel = channel;
       link.state = 'open';
-    });
+      for (const text of early) onMessage(text);
+    };
+    // A held call may have opened already.
+    if (connection.open) onOpen();
+    else connection.on('open', onOpen);
     connection.on('close', () => {
       if (link.connection === connection) this.#fail(link);
     });
@@ -457,6 +530,7 @@ class MeshTransport implements PeerTransport {
   #leaveMesh(): void {
     const peer = this.#peer;
     for (const link of this.#links.values()) if (link.state === 'connecting' && !link.connection) this.#fail(link);
+    for (const peerId of [...this.#held.keys()]) this.#dropHeld(peerId);
     if (peer && !peer.disconnected) peer.disconnect();
     this.#open = false;
   }

@@ -140,6 +140,25 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     await waitUntil(() => b.events('seq').length === 1, 'the next event, by the relay');
   });
 
+  it('holds a call from a member whose arrival has not reached it yet, and the pair still meets', async () => {
+    // The newcomer knows the others from its joined list and calls at once when its peer id is the
+    // smaller; the other learns of it by presence, here 1.5 s late. A refused call would leave the
+    // pair on the relay for good. Which side calls depends on the random peer ids, so four pairs.
+    for (let round = 0; round < 4; round++) {
+      const a = member();
+      const infoA = await a.command<{ clientId: string }>('connect', { shardName: `late-${round}` });
+      await a.command('delayPresence', 1_500);
+      const b = member();
+      const infoB = await b.command<{ clientId: string }>('connect', { shardName: `late-${round}` });
+      const bothPeer = async (): Promise<boolean> =>
+        (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
+      await waitUntilAsync(bothPeer, `pair ${round} to open`, 8_000);
+      await b.command('on', 'seq');
+      await a.command('emit', 'seq', { round });
+      await waitUntil(() => b.events('seq').length === 1, `pair ${round}: an event over the channel`);
+    }
+  });
+
   it('relays everything past the mesh size, so no page holds a connection per member', async () => {
     const trio = [member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 })];
     const infos = [];
