@@ -52,6 +52,7 @@
 import type { DataConnection, Peer } from 'peerjs';
 import { PlatformError } from '../../protocol/errors.js';
 import { FRAME_ENVELOPE_BYTES, PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, peerAckFrame, peerEventFrame, type MemberWire } from '../../protocol/signaling.js';
+import { TokenBucket } from './token-bucket.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
 /** Options of the mesh. */
@@ -106,9 +107,8 @@ interface Link {
   ackTimer: ReturnType<typeof setTimeout> | undefined;
   /** An acknowledgement is queued as a microtask (see #received). */
   ackQueued: boolean;
-  /** The door's bucket for frames from this peer (see the header): tokens, and when they were counted. */
-  inTokens: number;
-  inStamp: number;
+  /** The door's bucket for frames from this peer (see the header). */
+  readonly inbound: TokenBucket;
 }
 
 /** A receiver acknowledges after this many frames of a channel… */
@@ -316,8 +316,7 @@ class MeshTransport implements PeerTransport {
         ackOwed: 0,
         ackTimer: undefined,
         ackQueued: false,
-        inTokens: this.#init.maxEventsPerSecond * INBOUND_BURST,
-        inStamp: performance.now(),
+        inbound: new TokenBucket(this.#init.maxEventsPerSecond * INBOUND_BURST, performance.now()),
       };
       this.#links.set(member.clientId, link);
       this.#byPeer.set(member.peerId, member.clientId);
@@ -454,20 +453,14 @@ class MeshTransport implements PeerTransport {
   /** The door of a channel (see the header): false when the frame is refused and the pair given up. */
   #admit(link: Link, data: unknown): boolean {
     const rate = this.#init.maxEventsPerSecond;
-    const now = performance.now();
-    link.inTokens = Math.min(rate * INBOUND_BURST, link.inTokens + ((now - link.inStamp) / 1000) * rate * INBOUND_REFILL);
-    link.inStamp = now;
     let refusal: PlatformError | null = null;
-    if (link.inTokens < 1) {
+    if (!link.inbound.take(performance.now(), rate * INBOUND_REFILL, rate * INBOUND_BURST)) {
       refusal = new PlatformError('RATE_LIMITED', `member ${link.clientId} sent more than ${rate} events per second on its data channel; its events go through the server from now on`);
     } else if ((typeof data === 'string' ? data.length : data instanceof ArrayBuffer ? data.byteLength : 0) > this.#init.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
       // UTF-16 units of a string are never more than its UTF-8 bytes: an honest frame always fits.
       refusal = new PlatformError('PAYLOAD_TOO_LARGE', `member ${link.clientId} sent a frame over ${this.#init.maxPayloadBytes} bytes on its data channel; its events go through the server from now on`);
     }
-    if (refusal === null) {
-      link.inTokens -= 1;
-      return true;
-    }
+    if (refusal === null) return true;
     if (link.state === 'open') {
       this.#fail(link);
       this.#host.onRefused(link.clientId, refusal);

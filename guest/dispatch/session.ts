@@ -49,6 +49,7 @@ import {
   type WireLimits,
 } from '../../protocol/signaling.js';
 import { RelayTransport } from './relay-transport.js';
+import { TokenBucket } from './token-bucket.js';
 import type { PeerTransport, PeerTransportFactory } from './transport.js';
 
 /** What `connect` returns (spec: ConnectionInfo). */
@@ -217,8 +218,8 @@ export class DispatchSession {
   #peerKey = '';
   #clock: { rtt: number; offset: number }[] = [];
   #offset = 0;
-  #tokens = DEFAULT_MAX_EVENTS_PER_SECOND * 2;
-  #tokenStamp = 0;
+  /** This client's own events: `maxEventsPerSecond`, bursts of twice that (as the server counts). */
+  readonly #eventBucket = new TokenBucket(DEFAULT_MAX_EVENTS_PER_SECOND * 2);
   #heartbeat: ReturnType<typeof setTimeout> | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
@@ -712,11 +713,7 @@ export class DispatchSession {
   /** `now` is {@link preciseNow}. */
   #takeToken(now: number): boolean {
     const rate = this.#limits.maxEventsPerSecond;
-    this.#tokens = Math.min(rate * 2, this.#tokens + ((now - this.#tokenStamp) / 1000) * rate);
-    this.#tokenStamp = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
+    return this.#eventBucket.take(now, rate, rate * 2);
   }
 
   #send(name: string, payloadJson: string, recipients: readonly string[] | null, ts: number): void {
