@@ -122,6 +122,10 @@ const ACK_DELAY_MS = 50;
  * relayed events, so their resend is not refused.
  */
 const MAX_UNACKED_FRAMES = 128;
+const MAX_UNACKED_CHARS = 4 * 1024 * 1024;
+/** The door's bucket, in multiples of `maxEventsPerSecond`: its size, and its refill per second. */
+const INBOUND_BURST = 4;
+const INBOUND_REFILL = 2;
 /** Calls held until their member is known, and the frames one may bring meanwhile (see the header). */
 const MAX_HELD_CALLS = 16;
 const MAX_HELD_FRAMES = 256;
@@ -133,11 +137,6 @@ interface HeldCall {
   /** Frames its channel brought before the member was known, in order. */
   readonly frames: unknown[];
 }
-
-/** The door's bucket, in multiples of `maxEventsPerSecond`: its size, and its refill per second. */
-const INBOUND_BURST = 4;
-const INBOUND_REFILL = 2;
-const MAX_UNACKED_CHARS = 4 * 1024 * 1024;
 
 /** peerjs's `DataConnection.MAX_BUFFERED_AMOUNT` (protected): above it, peerjs holds frames back itself. */
 const PEERJS_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
