@@ -217,3 +217,39 @@ export function samePath(a: VccPath | null, b: VccPath | null): boolean {
   if (a === null || b === null || a.length !== b.length) return false;
   return a.every((segment, i) => segment === b[i]);
 }
+
+/** Deepest nesting of `{`/`[` accepted in JSON text from outside, before it is parsed. */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * True when the JSON text `text` nests `{`/`[` at most `maxDepth` levels deep.
+ *
+ * Why a scan of the text and not of the parsed value: `JSON.parse` itself
+ * handles deep input, but everything after it that recurses (re-serializing,
+ * structuredClone, checkShape, a merge) can overflow the stack on a value
+ * thousands of levels deep, and a stack overflow in the wrong place is a
+ * crashed process. One linear pass, no allocation, so it is cheap enough for
+ * every HTTP body and socket frame. Brackets inside strings do not count; a
+ * backslash inside a string skips the next character (so `\"` does not end the
+ * string). Malformed text is not judged here: `JSON.parse` refuses it after.
+ */
+export function jsonDepthWithin(text: string, maxDepth: number): boolean {
+  // Nesting deeper than maxDepth takes more than maxDepth characters.
+  if (text.length <= maxDepth) return true;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (inString) {
+      if (unit === 0x5c /* \ */) i++;
+      else if (unit === 0x22 /* " */) inString = false;
+    } else if (unit === 0x22 /* " */) {
+      inString = true;
+    } else if (unit === 0x7b /* { */ || unit === 0x5b /* [ */) {
+      if (++depth > maxDepth) return false;
+    } else if (unit === 0x7d /* } */ || unit === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return true;
+}
