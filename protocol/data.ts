@@ -14,6 +14,20 @@ export type VccPath = readonly string[];
 /** Keys that could reach an object's prototype; refused in every path and object. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
+/**
+ * True for a name that is a property of `Object.prototype` (`toString`,
+ * `hasOwnProperty`, `valueOf`, `__proto__`, `constructor`, …) or `prototype`.
+ * Why wider than {@link FORBIDDEN_KEYS}: a record built from foreign names
+ * with `record[name] ??= {}` on a plain object finds the built-in function
+ * under such a name and writes onto it (one request's values then show in
+ * every object of the process, or a read-only property throws). Doors that
+ * take scope and key names from outside refuse all of them; checked against
+ * the live `Object.prototype`, so a name added to it later is refused too.
+ */
+export function isPrototypeKey(name: string): boolean {
+  return FORBIDDEN_KEYS.has(name) || Object.prototype.hasOwnProperty.call(Object.prototype, name);
+}
+
 /** Longest VCC path accepted. */
 export const MAX_PATH_DEPTH = 8;
 /** Longest single path segment accepted. */

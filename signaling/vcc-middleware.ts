@@ -12,9 +12,17 @@
  * Ed25519 key (signaling/services/vcc-headers.ts). The middleware verifies it
  * with the public key (`PLATFORM_VCC_PUBLIC_KEY`, or the `publicKey` option).
  * A header that is forged, unsigned, expired, meant for another template's
- * backend or malformed is ignored: the request sees the project's own values.
- * The header is removed from the request once read, so later code cannot log
- * the remix's token by accident.
+ * backend, malformed or hostile (a scope or key named like a property of
+ * `Object.prototype`: `toString`, `hasOwnProperty`, `__proto__`…) is ignored
+ * and said once through the `log` option: the request sees the project's own
+ * values, as with no header. The middleware fails closed: nothing a header
+ * holds makes it throw or leave a rejected promise. The header is removed
+ * from the request once read, so later code cannot log the remix's token by
+ * accident.
+ *
+ * `res.locals.platform` and each of its scopes are null-prototype records:
+ * read them as usual (`res.locals.platform.card.title`); they have no
+ * inherited `toString` or `hasOwnProperty` for a foreign name to land on.
  *
  * It never writes `process.env`: every request gets its own objects, so two
  * remixes served at the same time never see each other's values. That is
@@ -55,9 +63,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCustomizationBuilder, formatProblem, type Env } from '../cli/build-customization.js';
 import type { BuiltCustomization } from '../protocol/customization.js';
-import { FORBIDDEN_KEYS, type PlainData } from '../protocol/data.js';
+import { isPrototypeKey, type PlainData } from '../protocol/data.js';
 import type { ValueOverrides } from '../protocol/link.js';
-import { parsePublicKey, VCC_HEADER, verifyRemixContext } from './services/vcc-headers.js';
+import { parsePublicKey, VCC_HEADER, verifyRemixContext, type RemixContext } from './services/vcc-headers.js';
 
 /** Environment variable holding the platform's VCC public key (PEM, or base64url of the raw Ed25519 key). */
 export const VCC_PUBLIC_KEY_ENV = 'PLATFORM_VCC_PUBLIC_KEY';
@@ -87,6 +95,8 @@ export interface VccMiddlewareOptions {
   readonly env?: Env;
   /** Clock, ms since the epoch. For tests. */
   readonly now?: () => number;
+  /** Where an ignored remix header is reported, one line each. Default `console.warn`. */
+  readonly log?: (line: string) => void;
 }
 
 /** Creates a middleware with explicit options. */
@@ -107,52 +117,89 @@ export function createVccMiddleware(options: VccMiddlewareOptions = {}): NodeMid
     return key;
   };
 
+  const log = options.log ?? ((line: string) => console.warn(line));
+
+  /** The verified remix of `header`, or null; an ignored header is said once. Never throws. */
+  const remixOf = (header: string | string[] | undefined, env: Env): RemixContext | null => {
+    if (header === undefined) return null;
+    const ownProjectId = env['PLATFORM_PROJECT_ID'];
+    const verifier = publicKey(env);
+    // Without a key or an own project id no remix is served at all (a normal setup): nothing to report.
+    if (!verifier || !ownProjectId) return null;
+    const remix = typeof header === 'string' ? verifyRemixContext(header, verifier, ownProjectId, (options.now ?? Date.now)()) : null;
+    if (remix === null) log(`platform-kit: VccMiddleware ignored an ${VCC_HEADER} header (forged, expired, meant for another backend, malformed or with a forbidden name); the request goes on with the project's own values`);
+    return remix;
+  };
+
   return (req, res, next) => {
     const env = options.env ?? process.env;
     base ??= options.customization ? Promise.resolve(options.customization) : buildOnce(options.root ?? process.cwd(), env);
-    base.then(
-      (customization) => {
-        const header = req.headers[VCC_HEADER];
-        delete req.headers[VCC_HEADER];
-        const ownProjectId = env['PLATFORM_PROJECT_ID'];
-        const verifier = publicKey(env);
-        const remix =
-          typeof header === 'string' && verifier && ownProjectId
-            ? verifyRemixContext(header, verifier, ownProjectId, (options.now ?? Date.now)())
-            : null;
-        const projectId = remix ? remix.projectId : ownProjectId;
-        const locals: PlatformLocals = {
-          platform: mergeValues(customization, remix?.values ?? {}, projectId),
-          PLATFORM_PROJECT_ID: projectId,
-          PLATFORM_PROJECT_TOKEN: remix ? remix.projectToken : env['PLATFORM_PROJECT_TOKEN'],
-          PLATFORM_IS_REMIX: remix !== null,
-        };
-        const target = res as ServerResponse & { locals?: Record<string, unknown> };
-        target.locals ??= {};
-        Object.assign(target.locals, locals);
-        next();
-      },
-      (error: unknown) => {
-        // A failed build is retried by the next request instead of failing every request forever.
-        base = undefined;
-        next(error);
-      },
-    );
+    base
+      .then(
+        (customization) => {
+          const header = req.headers[VCC_HEADER];
+          delete req.headers[VCC_HEADER];
+          let remix: RemixContext | null = null;
+          let platform: PlatformLocals['platform'];
+          try {
+            remix = remixOf(header, env);
+            platform = mergeValues(customization, remix?.values ?? {}, remix ? remix.projectId : env['PLATFORM_PROJECT_ID']);
+          } catch (error) {
+            // Fail closed: whatever went wrong with the remix, the request is served as if it had no header.
+            log(`platform-kit: VccMiddleware ignored an ${VCC_HEADER} header: ${(error as Error).message}`);
+            remix = null;
+            platform = mergeValues(customization, {}, env['PLATFORM_PROJECT_ID']);
+          }
+          const locals: PlatformLocals = {
+            platform,
+            PLATFORM_PROJECT_ID: remix ? remix.projectId : env['PLATFORM_PROJECT_ID'],
+            PLATFORM_PROJECT_TOKEN: remix ? remix.projectToken : env['PLATFORM_PROJECT_TOKEN'],
+            PLATFORM_IS_REMIX: remix !== null,
+          };
+          const target = res as ServerResponse & { locals?: Record<string, unknown> };
+          target.locals ??= {};
+          Object.assign(target.locals, locals);
+          next();
+        },
+        (error: unknown) => {
+          // A failed build is retried by the next request instead of failing every request forever.
+          base = undefined;
+          next(error);
+        },
+      )
+      // next() runs the application's handlers; what they throw is theirs, but never an unhandled rejection here.
+      .catch((error: unknown) => log(`platform-kit: VccMiddleware: a handler after it threw: ${(error as Error)?.message ?? String(error)}`));
   };
 }
 
-/** The template's values with `overrides` over them, scope by scope, in fresh objects (never shared between requests). */
+/**
+ * The template's values with `overrides` over them, scope by scope, in fresh
+ * null-prototype records (never shared between requests). Why null-prototype:
+ * with `merged[scope] ??= {}` on a plain object, a scope named `toString` or
+ * `hasOwnProperty` finds the built-in function and writes onto it, where every
+ * later request (and every object of the process) would see the values.
+ */
 function mergeValues(customization: BuiltCustomization, overrides: ValueOverrides, projectId: string | undefined): PlatformLocals['platform'] {
-  const merged: PlatformLocals['platform'] = {};
-  for (const [scope, values] of Object.entries(customization.values)) merged[scope] = structuredClone({ ...values });
+  const merged = record<{ [key: string]: PlainData }>();
+  for (const [scope, values] of Object.entries(customization.values)) {
+    const target = record<PlainData>();
+    for (const [key, value] of Object.entries(values)) target[key] = structuredClone(value);
+    merged[scope] = target;
+  }
   for (const [scope, values] of Object.entries(overrides)) {
     // Predefined scopes are the platform's own: a remix cannot rewrite its metadata.
-    if (FORBIDDEN_KEYS.has(scope) || scope === 'metadata') continue;
-    const target = (merged[scope] ??= {});
-    for (const [key, value] of Object.entries(values)) if (!FORBIDDEN_KEYS.has(key)) target[key] = structuredClone(value);
+    if (isPrototypeKey(scope) || scope === 'metadata') continue;
+    const target = (merged[scope] ??= record<PlainData>());
+    for (const [key, value] of Object.entries(values)) if (!isPrototypeKey(key)) target[key] = structuredClone(value);
   }
-  merged['metadata'] = { ...(merged['metadata'] ?? {}), projectId: projectId ?? '' };
+  const metadata = (merged['metadata'] ??= record<PlainData>());
+  metadata['projectId'] = projectId ?? '';
   return merged;
+}
+
+/** An empty null-prototype record. */
+function record<T>(): { [key: string]: T } {
+  return Object.create(null) as { [key: string]: T };
 }
 
 async function buildOnce(root: string, env: Env): Promise<BuiltCustomization> {

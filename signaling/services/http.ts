@@ -5,6 +5,7 @@
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthWithin } from '../../protocol/data.js';
 import { isPlatformError, PlatformError, serializeError, type ErrorCode } from '../../protocol/errors.js';
 
 /** Header naming the project a request acts for. */
@@ -17,6 +18,10 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 400,
   INVALID_MESSAGE: 400,
   INVALID_NAME: 400,
+  INVALID_VALUE: 400,
+  // The only INVALID_PATH a service route answers: the path collides with what is stored
+  // (a directory, or a file where a directory would have to be), so it is a conflict.
+  INVALID_PATH: 409,
   UNAUTHORIZED: 401,
   INVALID_TOKEN: 401,
   TOKEN_EXPIRED: 401,
@@ -57,12 +62,22 @@ export function sendError(res: ServerResponse, error: unknown): void {
   sendJson(res, statusOf(wire.code), { error: wire });
 }
 
-/** Reads a JSON object body of at most `maxBytes`; PAYLOAD_TOO_LARGE or INVALID_ARGUMENT otherwise. */
+/**
+ * Reads a JSON object body of at most `maxBytes`; PAYLOAD_TOO_LARGE,
+ * INVALID_MESSAGE (nested deeper than {@link DEFAULT_MAX_JSON_DEPTH}) or
+ * INVALID_ARGUMENT otherwise.
+ */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
   const buffer = await readBody(req, maxBytes);
+  const text = buffer.toString('utf8');
+  // Refused on the text, before JSON.parse: whatever later walks or re-serializes the value
+  // recursively (a clone, a check, a log line) then never meets one thousands of levels deep.
+  if (!jsonDepthWithin(text, DEFAULT_MAX_JSON_DEPTH)) {
+    throw new PlatformError('INVALID_MESSAGE', `the request body nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
+  }
   let value: unknown;
   try {
-    value = JSON.parse(buffer.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new PlatformError('INVALID_ARGUMENT', 'the request body is not JSON');
   }
@@ -124,3 +139,18 @@ export function deriveKey(serverKey: Uint8Array, purpose: string): Buffer {
 
 /** Project ids and secret names: letters, digits, `.`, `_`, `-`; no dot-only names. */
 export const SAFE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The bytes of `text` when it is canonical unpadded base64url (what
+ * `Buffer#toString('base64url')` writes), else undefined.
+ *
+ * Why not `Buffer.from(text, 'base64url')` alone: it takes `=` padding, `+`
+ * and `/`, and ignores the unused low bits of the last character, so many
+ * texts decode to the same signature. A signature is then not one string, and
+ * anything that keys on its text (a replay cache, a log search, a URL cache)
+ * can be walked around. Decoding, encoding again and comparing keeps exactly one.
+ */
+export function decodeBase64UrlCanonical(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
