@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { PlatformError } from '../../protocol/errors.js';
 import type { IdentityTokenResult } from '../../protocol/link.js';
+import { decodeBase64UrlCanonical } from './http.js';
 
 /** One HS256 key and its id. */
 export interface TokenKey {
@@ -143,6 +144,9 @@ export class TokenIssuer {
    */
   async verify(projectId: string, token: string): Promise<VerifiedUser> {
     this.#dropRetired();
+    // jose decodes leniently (padding and the unused bits of the last character are ignored),
+    // so one genuine token would have many spellings; only the one we issue is accepted.
+    if (!isCanonicalCompactJws(token)) throw new PlatformError('INVALID_TOKEN', 'the user token is not valid for this project');
     try {
       const { payload } = await jwtVerify(
         token,
@@ -171,6 +175,12 @@ export class TokenIssuer {
       if (retireAt !== undefined && retireAt <= now) this.#keys.splice(index, 1);
     }
   }
+}
+
+/** True when `token` is three segments of canonical unpadded base64url (see decodeBase64UrlCanonical). */
+function isCanonicalCompactJws(token: string): boolean {
+  const parts = token.split('.');
+  return parts.length === 3 && parts.every((part) => part !== '' && decodeBase64UrlCanonical(part) !== undefined);
 }
 
 function checkKey(key: TokenKey): Uint8Array {

@@ -13,6 +13,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PlatformError } from '../../protocol/errors.js';
+import { decodeBase64UrlCanonical } from './http.js';
 
 /** Default validity of a signed video: 1 hour. */
 export const VIDEO_EXPIRY_SECONDS = 3_600;
@@ -56,9 +57,11 @@ export class UrlSigner {
     const dot = token.indexOf('.');
     if (dot <= 0 || token.length > 4096) return { ok: false, reason: 'invalid' };
     const payload = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    // Only the canonical spelling of the MAC: with padding, `+/` or other unused trailing bits
+    // the same bytes would have many tokens (see decodeBase64UrlCanonical).
+    const given = decodeBase64UrlCanonical(token.slice(dot + 1));
     const expected = Buffer.from(this.#mac(payload), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+    if (given === undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
     let decoded: unknown;
     try {
       decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
