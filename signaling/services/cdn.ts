@@ -6,8 +6,13 @@
  * (so a script cannot arrive as `.png`), the size is capped while streaming
  * (not only by Content-Length), and the path is a plain relative path of
  * safe segments: no `..`, no leading dot, no percent-escapes, no
- * backslashes, no NUL. A file is written to a temporary name and renamed,
- * so a reader never sees half an upload.
+ * backslashes, no NUL. A file is written to a temporary name, fsync'd,
+ * renamed, and its directory fsync'd before the upload is acknowledged, so a
+ * reader never sees half an upload and an acknowledged one survives a power
+ * cut. Temporary files a killed writer left behind are removed when the
+ * store opens ({@link CdnStore.open}); one store owns its directory. A path
+ * that collides with what is stored (a directory there, or a file where a
+ * directory would have to be) is refused with INVALID_PATH (409).
  *
  * Serving: one `Range: bytes=…` range per request (what video players ask),
  * `206`/`416` as RFC 9110 says; files are sent with `nosniff` and a sandbox
@@ -15,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
@@ -73,9 +78,24 @@ export interface StoredFile {
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const MAX_SEGMENTS = 8;
+/** The temporary name of an upload: `<file>.<12 hex>.tmp`. No stored file ends so: `.tmp` is not an allowed extension. */
+const TEMPORARY = /\.[0-9a-f]{12}\.tmp$/;
+/** Errors of a path that collides with the tree: a directory where the file goes, a file where a directory must be. */
+const COLLISION_ERRORS = new Set(['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY']);
 
 /** Files of every project under one root directory. */
 export class CdnStore {
+  /**
+   * Opens the store at `root`: removes the temporary files of uploads a killed
+   * writer left behind (never acknowledged, so nobody waits for them), then
+   * returns the store. Prefer this to the constructor.
+   */
+  static async open(root: string, limits: CdnLimits = {}): Promise<CdnStore> {
+    const store = new CdnStore(root, limits);
+    await removeTemporaries(store.root);
+    return store;
+  }
+
   readonly root: string;
   readonly maxUploadBytes: number;
   readonly #allowed: ReadonlyMap<string, readonly string[]>;
@@ -136,7 +156,16 @@ export class CdnStore {
     if (Number.isFinite(declared) && declared > this.maxUploadBytes) {
       throw new PlatformError('PAYLOAD_TOO_LARGE', `the upload is ${declared} bytes, over the limit of ${this.maxUploadBytes}`);
     }
-    await mkdir(dirname(file), { recursive: true });
+    const directory = dirname(file);
+    // Refused before a byte is read when the collision is already there; the rename below catches a racing one.
+    const existing = await stat(file).catch(() => undefined);
+    if (existing?.isDirectory()) throw collision(path);
+    let created: string | undefined;
+    try {
+      created = await mkdir(directory, { recursive: true });
+    } catch (error) {
+      throw isCollision(error) ? collision(path, error) : error;
+    }
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     let size = 0;
     const limit = this.maxUploadBytes;
@@ -149,10 +178,18 @@ export class CdnStore {
     });
     try {
       await pipeline(req, counter, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
+      // The bytes reach the disk before the name does, and the name before the answer: an
+      // acknowledged upload is whole after a power cut, never empty or missing.
+      await syncPath(temporary);
       await rename(temporary, file);
     } catch (error) {
       await unlink(temporary).catch(() => undefined);
-      throw error;
+      throw isCollision(error) ? collision(path, error) : error;
+    }
+    // The new entry, and the entries of directories mkdir just made, up to the first that existed.
+    await syncPath(directory);
+    if (created !== undefined) {
+      for (let child = directory; child !== dirname(created) && child.startsWith(this.root + sep); child = dirname(child)) await syncPath(dirname(child));
     }
     return { path, size, contentType };
   }
@@ -209,6 +246,43 @@ export class CdnStore {
       return;
     }
     await pipeline(createReadStream(file, { start, end }), res);
+  }
+}
+
+/** fsync of a file or a directory (opened read-only: Linux and macOS sync either through any descriptor). */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isCollision(error: unknown): boolean {
+  return COLLISION_ERRORS.has(String((error as { code?: unknown } | null)?.code));
+}
+
+function collision(path: string, cause?: unknown): PlatformError {
+  return new PlatformError('INVALID_PATH', `the CDN path "${path}" collides with a stored file or directory`, cause === undefined ? {} : { cause });
+}
+
+/** Deletes upload temporaries under `root` (absent root: nothing to do). Iterative, so a deep tree costs no stack. */
+async function removeTemporaries(root: string): Promise<void> {
+  const pending = [root];
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    let entries;
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') continue;
+      throw error;
+    }
+    for (const entry of entries) {
+      const path = resolve(directory, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (entry.isFile() && TEMPORARY.test(entry.name)) await unlink(path).catch(() => undefined);
+    }
   }
 }
 

@@ -140,7 +140,7 @@ export async function createServicesRouter(options: ServicesRouterOptions): Prom
   const store = options.secretStore ?? (await FileSecretStore.open(join(options.dataDir, 'secrets.json')));
   const vault = new SecretVault(store, deriveKey(serverKey, 'secret vault'));
   const signer = new UrlSigner(deriveKey(serverKey, 'signed url'));
-  const cdn = new CdnStore(join(options.dataDir, 'cdn'), options.limits);
+  const cdn = await CdnStore.open(join(options.dataDir, 'cdn'), options.limits);
   const vcc = ed25519KeyPair(deriveKey(serverKey, 'vcc header'));
 
   function project(projectId: string | undefined): { id: string; token: string; ownerUserId: string | undefined } | undefined {

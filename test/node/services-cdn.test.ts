@@ -2,7 +2,8 @@
 // URLs (valid, tampered, expired, query parameters, Range), permanent URLs.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readlink, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Keystore } from '../../signaling/keystore.js';
@@ -191,5 +192,82 @@ describe('project CDN and signed URLs', () => {
     assert.equal(stored.url, `${cdn()}/${REMIX.id}/images/logo.png`);
     const template = await fetch(`${cdn()}/${TEMPLATE.id}/images/logo.png`, { headers: projectHeaders(TEMPLATE) });
     assert.deepEqual(Buffer.from(await template.arrayBuffer()), PNG);
+  });
+});
+
+describe('project CDN: collisions, durability and leftovers', () => {
+  let services: Harness;
+  let keystore: Keystore;
+  before(async () => {
+    services = await startServices();
+    keystore = new Keystore(TEMPLATE.id, TEMPLATE.token, { url: services.url });
+  });
+  after(() => services.stop());
+
+  const put = (path: string, body: Buffer = PNG) =>
+    raw(services.url, { method: 'PUT', path: `/services/cdn/${path}`, headers: { ...projectHeaders(TEMPLATE), 'content-type': 'image/png', 'content-length': body.length }, body });
+  const errorOf = (body: Buffer): { code?: unknown; message?: unknown } => (JSON.parse(body.toString('utf8')) as { error: { code?: unknown; message?: unknown } }).error;
+
+  it('answers 409 INVALID_PATH, as JSON, for an upload onto a directory or under a file', async () => {
+    assert.equal((await put('shelf.png/item.png')).status, 201);
+    assert.equal((await put('single.png')).status, 201);
+    for (const path of ['shelf.png', 'single.png/under.png', 'single.png/deeper/under.png']) {
+      const answer = await put(path);
+      assert.equal(answer.status, 409, `${path} → ${answer.status} ${answer.body.toString()}`);
+      assert.match(String(answer.headers['content-type']), /^application\/json/);
+      const error = errorOf(answer.body);
+      assert.equal(error.code, 'INVALID_PATH', path);
+      assert.doesNotMatch(String(error.message), /\n\s+at /, 'no stack in the answer');
+    }
+    // Nothing half-written is left next to them, and both stored files are intact.
+    const left = await readdir(join(services.dataDir, 'cdn', TEMPLATE.id), { recursive: true });
+    assert.deepEqual(left.filter((name) => name.endsWith('.tmp')), []);
+    assert.equal((await stat(join(services.dataDir, 'cdn', TEMPLATE.id, 'single.png'))).size, PNG.length);
+    // The server still takes ordinary uploads.
+    assert.equal((await keystore.upload('after/ok.png', PNG, 'image/png')).size, PNG.length);
+  });
+
+  it("fsyncs the file and its directory before it acknowledges the upload", async (t) => {
+    // Every fsync of the process, by the path its descriptor points at (Linux: /proc/self/fd).
+    const probe = await open(join(services.dataDir, 'server.key'), 'r');
+    const fileHandle = Object.getPrototypeOf(probe) as { sync(this: { fd: number }): Promise<void> };
+    await probe.close();
+    const synced: string[] = [];
+    const original = fileHandle.sync;
+    fileHandle.sync = async function (this: { fd: number }) {
+      synced.push(await readlink(`/proc/self/fd/${this.fd}`));
+      return original.call(this);
+    };
+    t.after(() => {
+      fileHandle.sync = original;
+    });
+    const projectDir = join(services.dataDir, 'cdn', TEMPLATE.id);
+    const answer = await put('durable/new/file.png');
+    assert.equal(answer.status, 201);
+    // Recorded before the answer arrived: the syncs happen before the acknowledgement.
+    const cdnSyncs = synced.filter((path) => path.startsWith(projectDir));
+    const fileSync = cdnSyncs.findIndex((path) => /\/durable\/new\/file\.png\.[0-9a-f]{12}\.tmp$/.test(path));
+    assert.ok(fileSync >= 0, `the file's bytes were synced: ${JSON.stringify(synced)}`);
+    const directorySync = cdnSyncs.indexOf(join(projectDir, 'durable', 'new'));
+    assert.ok(directorySync > fileSync, `its directory was synced after it: ${JSON.stringify(cdnSyncs)}`);
+    // The directories the upload created are in their parents too.
+    assert.ok(cdnSyncs.includes(join(projectDir, 'durable')), JSON.stringify(cdnSyncs));
+    assert.ok(cdnSyncs.includes(projectDir), JSON.stringify(cdnSyncs));
+  });
+
+  it('removes the .tmp files a killed writer left when the CDN store opens, and nothing else', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'platform-cdn-leftovers-'));
+    const projectDir = join(dataDir, 'cdn', TEMPLATE.id);
+    await mkdir(join(projectDir, 'images', 'deep'), { recursive: true });
+    const leftovers = [join(projectDir, 'a.png.0123456789ab.tmp'), join(projectDir, 'images', 'deep', 'b.png.ba9876543210.tmp')];
+    const kept = [join(projectDir, 'keep.png'), join(projectDir, 'images', 'keep.txt')];
+    for (const file of [...leftovers, ...kept]) await writeFile(file, 'x');
+    const restarted = await startServices({}, dataDir);
+    try {
+      for (const file of leftovers) assert.equal(await stat(file).then(() => 'present', () => 'gone'), 'gone', file);
+      for (const file of kept) assert.equal(await stat(file).then(() => 'present', () => 'gone'), 'present', file);
+    } finally {
+      await restarted.stop();
+    }
   });
 });
