@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_MAX_JSON_DEPTH, jsonDepthWithin } from '../../protocol/data.js';
+import { DEFAULT_MAX_JSON_DEPTH, isPrototypeKey, jsonDepthWithin } from '../../protocol/data.js';
 
 const arrays = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 const objects = (depth: number): string => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
@@ -68,5 +68,14 @@ describe('jsonDepthWithin', () => {
     assert.equal(jsonDepthWithin('"' + '['.repeat(1_000) + '"', 1), true);
     assert.equal(jsonDepthWithin('12345', 0), true);
     assert.equal(jsonDepthWithin('[1]', 0), false);
+  });
+});
+
+describe('isPrototypeKey', () => {
+  it('is true for every property of Object.prototype and for prototype, false for ordinary names', () => {
+    for (const name of [...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      assert.equal(isPrototypeKey(name), true, name);
+    }
+    for (const name of ['card', 'title', 'metadata', 'toString2', 'ToString', 'proto', '']) assert.equal(isPrototypeKey(name), false, name);
   });
 });
