@@ -117,7 +117,15 @@ export function createVccMiddleware(options: VccMiddlewareOptions = {}): NodeMid
     return key;
   };
 
-  const log = options.log ?? ((line: string) => console.warn(line));
+  const given = options.log ?? ((line: string) => console.warn(line));
+  const log = (line: string): void => {
+    try {
+      given(line);
+    } catch (error) {
+      // A logger that throws must not turn an ignored header into a failed request or an unhandled rejection.
+      console.error('platform-kit: VccMiddleware: the log option threw', error);
+    }
+  };
 
   /** The verified remix of `header`, or null; an ignored header is said once. Never throws. */
   const remixOf = (header: string | string[] | undefined, env: Env): RemixContext | null => {
