@@ -3,7 +3,16 @@
  * classes (TemplateFrame, RemixSession) that the Lit elements build on.
  * Nothing runs on import.
  */
-export { TemplateFrame, type HostHandlers, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState } from './template-frame.js';
+export {
+  DEFAULT_GUEST_LIMITS,
+  TemplateFrame,
+  type HostHandlers,
+  type RefusedEvent,
+  type TemplateFrameEvents,
+  type TemplateFrameOptions,
+  type TemplateFrameState,
+  type UnlinkedEvent,
+} from './template-frame.js';
 export {
   RemixSession,
   parseBuiltCustomization,
@@ -17,6 +26,7 @@ export {
   type ValueSource,
 } from './remix-session.js';
 export type { ControlPosition, EditorAttributes, ValueOverrides } from '../protocol/link.js';
+export type { CallLimits } from '../protocol/rpc.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { defineHostElements } from './elements.js';

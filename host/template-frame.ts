@@ -13,6 +13,13 @@
  *     flight fail with `LINK_RESET`), link the new one and let the owner
  *     re-send its state (the 'link' event).
  *   - Notifications wait in order until the guest calls ready().
+ *   - Every message of the guest costs the host main-thread time and memory,
+ *     so the frame holds one budget of calls and bytes per second for it
+ *     (the `max…` options), charged at the door before a call reaches a
+ *     handler, and kept across links (a second hello does not refill it; it
+ *     is charged too). A guest that spends it is unlinked for good: its port
+ *     is closed, every later message and hello is ignored, and 'unlinked'
+ *     (and 'error') fire once with `RATE_LIMITED`.
  *
  * Handlers compose: the `handlers` option (or setHandlers) is the base, and
  * each addHandlers() puts a layer over it that answers its own methods and
@@ -20,6 +27,7 @@
  * frame adds the remix methods without removing the owner's (a feed's load
  * and touches, an identity handler).
  */
+import { DEFAULT_MAX_VALUE_BYTES } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   HOST_METHODS,
@@ -31,7 +39,7 @@ import {
   type HostApi,
   type WelcomeMessage,
 } from '../protocol/link.js';
-import { linkPort, type Caller } from '../protocol/rpc.js';
+import { createCallBudget, linkPort, type Caller, type CallBudget, type CallLimits, type Limited, type Refusal } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 
 /**
@@ -70,15 +78,73 @@ export interface TemplateFrameOptions {
   readonly allow?: string;
   /** The iframe's accessible title. */
   readonly title?: string;
+  /**
+   * Messages the guest may send per second, sustained, once `maxCallsBurst`
+   * is spent: every call on its port (allowed or refused), every answer to
+   * no call of ours, every hello. Above it the guest is unlinked with
+   * `RATE_LIMITED`. Default 500: over twice what a 240 Hz touch or pointer
+   * stream needs, and at the host's ~20 to 50 µs a call, a few percent of
+   * its main thread. `Infinity`: no limit (a benchmark).
+   */
+  readonly maxCallsPerSecond?: number;
+  /**
+   * Messages the guest may send at once before `maxCallsPerSecond` applies.
+   * Default 5000: a burst that layers above refuse one by one (the feed's
+   * own rate limits answer `RATE_LIMITED` per call) stays a refusal, not an
+   * unlink; at the host's cost a call, it is well under 500 ms of work.
+   */
+  readonly maxCallsBurst?: number;
+  /**
+   * Bytes of call arguments the guest may send per second, sustained, once
+   * `maxBytesBurst` is spent (strings count their length, see
+   * `maxCallBytes`). Above it the guest is unlinked with `RATE_LIMITED`.
+   * Default 4 MiB (4194304): a 256 KiB value sixteen times a second.
+   */
+  readonly maxBytesPerSecond?: number;
+  /**
+   * Bytes of call arguments the guest may send at once before
+   * `maxBytesPerSecond` applies; one call bigger than this unlinks the guest
+   * by itself. Default 16 MiB (16777216).
+   */
+  readonly maxBytesBurst?: number;
+  /**
+   * Largest arguments of one call, in bytes as their JSON would at least
+   * take (a string: its length and quotes), measured at the door by a walk
+   * that stops as soon as it passes this; a bigger call is refused with
+   * `VALUE_TOO_LARGE` (a 'refused' event) before any handler sees it, and
+   * its bytes are still charged to `maxBytesPerSecond`. Default 260 KiB
+   * (266240): RemixSession's value limit (256 KiB) and room for the path.
+   * Raise it with RemixSession's `maxValueBytes`.
+   */
+  readonly maxCallBytes?: number;
 }
 
-/** Where a {@link TemplateFrame} stands. */
-export type TemplateFrameState = 'loading' | 'linked' | 'ready' | 'destroyed';
+/** The defaults of {@link TemplateFrameOptions}' limits of what a guest may send. */
+export const DEFAULT_GUEST_LIMITS: CallLimits = Object.freeze({
+  maxCallsPerSecond: 500,
+  maxCallsBurst: 5_000,
+  maxBytesPerSecond: 4 * 1024 * 1024,
+  maxBytesBurst: 16 * 1024 * 1024,
+  maxCallBytes: DEFAULT_MAX_VALUE_BYTES + 4 * 1024,
+});
 
-/** A message refused at the handshake or at the door of the host surface. */
+/**
+ * Where a {@link TemplateFrame} stands: loading (no link yet), linked, ready
+ * (the guest called ready()), unlinked (the guest went over its limits and
+ * is ignored from then on), destroyed.
+ */
+export type TemplateFrameState = 'loading' | 'linked' | 'ready' | 'unlinked' | 'destroyed';
+
+/** A message refused at the handshake or at the door of the host surface (the guest's call was answered with the code). */
 export interface RefusedEvent {
-  readonly code: 'ORIGIN_REFUSED' | 'METHOD_NOT_ALLOWED' | 'INVALID_MESSAGE';
+  readonly code: 'ORIGIN_REFUSED' | Refusal['code'];
   readonly message: string;
+}
+
+/** Payload of 'unlinked': why the frame dropped its guest for good. */
+export interface UnlinkedEvent {
+  /** `RATE_LIMITED`: the guest sent more calls or bytes than the frame's limits allow. */
+  readonly error: PlatformError;
 }
 
 /** Events of a {@link TemplateFrame}. */
@@ -91,6 +157,12 @@ export interface TemplateFrameEvents {
   load: undefined;
   /** A message was refused (and counted). */
   refused: RefusedEvent;
+  /**
+   * The guest went over the frame's limits and was unlinked for good: its
+   * port is closed and it is ignored until the frame is destroyed. Fires
+   * once; 'error' fires with the same error right after.
+   */
+  unlinked: UnlinkedEvent;
   /** Something failed that no caller awaits (a notification, the handshake). */
   error: PlatformError;
 }
@@ -134,6 +206,10 @@ export class TemplateFrame {
   readonly #createdIframe: boolean;
   readonly #callTimeoutMs: number;
   readonly #maxQueued: number;
+  /** What the guest may still send: one budget for the frame's life, shared by its links. */
+  readonly #budget: CallBudget;
+  /** Set once the guest spent its budget: every later call of the owner fails with it. */
+  #unlinkedWith: PlatformError | null = null;
 
   constructor(options: TemplateFrameOptions) {
     const src = new URL(options.src, location.href);
@@ -146,6 +222,13 @@ export class TemplateFrame {
     this.#baseHandlers = options.handlers ?? {};
     this.#callTimeoutMs = options.callTimeoutMs ?? 5_000;
     this.#maxQueued = options.maxQueuedNotifications ?? 1_000;
+    this.#budget = createCallBudget({
+      maxCallsPerSecond: options.maxCallsPerSecond ?? DEFAULT_GUEST_LIMITS.maxCallsPerSecond,
+      maxCallsBurst: options.maxCallsBurst ?? DEFAULT_GUEST_LIMITS.maxCallsBurst,
+      maxBytesPerSecond: options.maxBytesPerSecond ?? DEFAULT_GUEST_LIMITS.maxBytesPerSecond,
+      maxBytesBurst: options.maxBytesBurst ?? DEFAULT_GUEST_LIMITS.maxBytesBurst,
+      maxCallBytes: options.maxCallBytes ?? DEFAULT_GUEST_LIMITS.maxCallBytes,
+    });
     this.#createdIframe = options.iframe === undefined;
     this.iframe = options.iframe ?? document.createElement('iframe');
     if (!this.iframe.hasAttribute('allow')) this.iframe.setAttribute('allow', options.allow ?? DEFAULT_ALLOW);
@@ -165,7 +248,7 @@ export class TemplateFrame {
     options.container?.append(this.iframe);
   }
 
-  /** Where the frame stands: loading (no link yet), linked, ready (the guest called ready()), destroyed. */
+  /** Where the frame stands: loading (no link yet), linked, ready (the guest called ready()), unlinked (over its limits), destroyed. */
   get state(): TemplateFrameState {
     return this.#state;
   }
@@ -215,9 +298,10 @@ export class TemplateFrame {
     };
   }
 
-  /** Resolves once a guest is linked; rejects with `HANDSHAKE_TIMEOUT` or `LINK_CLOSED`. */
+  /** Resolves once a guest is linked; rejects with `HANDSHAKE_TIMEOUT`, `LINK_CLOSED` or `RATE_LIMITED` (unlinked). */
   whenLinked(): Promise<void> {
     if (this.#state === 'destroyed') return Promise.reject(new PlatformError('LINK_CLOSED', 'the frame was destroyed'));
+    if (this.#unlinkedWith) return Promise.reject(this.#unlinkedWith);
     if (this.#link) return Promise.resolve();
     if (this.#handshakeFailed) return Promise.reject(this.#handshakeFailed);
     return new Promise((resolve, reject) => this.#linkWaiters.push({ resolve, reject }));
@@ -238,6 +322,8 @@ export class TemplateFrame {
    */
   notify<Name extends GuestNotification>(name: Name, ...args: Parameters<GuestApi[Name]>): Promise<void> {
     if (this.#state === 'destroyed') return Promise.reject(new PlatformError('LINK_CLOSED', 'the frame was destroyed'));
+    // Nothing is queued for a guest that will never be linked again.
+    if (this.#unlinkedWith) return Promise.reject(this.#unlinkedWith);
     const gate = NOTIFICATION_GATES[name];
     if (this.#openGates.has(gate) && this.#link) return this.#send(this.#link, name, args);
     if (this.queuedCount >= this.#maxQueued) {
@@ -271,6 +357,12 @@ export class TemplateFrame {
     if (event.source === null || event.source !== this.iframe.contentWindow) return;
     const hello = parseHello(event.data);
     if (!hello) return;
+    // A hello costs a link (a port, the owner's state sent again): charged like a call, so a
+    // guest cannot get a fresh link, or flood, by saying hello with new ids.
+    if (!this.#budget.takeCall()) {
+      this.#unlinkForGood({ code: 'RATE_LIMITED', exceeded: `more than ${this.#budget.limits.maxCallsPerSecond} messages a second, hellos included` });
+      return;
+    }
     if (!this.#acceptedOrigins.has(event.origin)) {
       this.#refuse({ code: 'ORIGIN_REFUSED', message: `a hello from ${event.origin} was refused: the template's origin is ${this.origin}` });
       return;
@@ -294,6 +386,8 @@ export class TemplateFrame {
       handlers,
       callTimeoutMs: this.#callTimeoutMs,
       onRefused: (refusal) => this.#refuse(refusal),
+      budget: this.#budget,
+      onLimited: (limited) => this.#unlinkForGood(limited),
     });
     channel.port1.start();
     this.#link = { helloId, port: channel.port1, caller, stopServing };
@@ -354,6 +448,24 @@ export class TemplateFrame {
     link.stopServing();
     link.caller.close(reason);
     link.port.close();
+  }
+
+  /**
+   * Drops the guest for good: it spent its budget. Called from inside the
+   * port's listener (the door) or the window's; after it the port is closed,
+   * no listener is left to wake, and the owner hears it once.
+   */
+  #unlinkForGood(limited: Limited): void {
+    if (this.#unlinkedWith || this.#state === 'destroyed') return;
+    const error = new PlatformError('RATE_LIMITED', `the template at ${this.origin} sent ${limited.exceeded}; it is unlinked`);
+    this.#unlinkedWith = error;
+    this.#state = 'unlinked';
+    clearTimeout(this.#handshakeTimer);
+    window.removeEventListener('message', this.#onWindowMessage);
+    this.#unlink(error);
+    for (const waiter of this.#linkWaiters.splice(0)) waiter.reject(error);
+    this.#events.emit('unlinked', { error });
+    this.#events.emit('error', error);
   }
 
   #refuse(refusal: RefusedEvent): void {

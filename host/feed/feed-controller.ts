@@ -694,6 +694,8 @@ export class FeedController {
         // A template that reloaded starts over: not playing, loading until it calls load() again.
         if (relinked) this.#onReloaded(live);
       }),
+      // A template over the frame's limits is dropped for good (RATE_LIMITED): always reported, never throttled.
+      frame.on('unlinked', ({ error }) => this.#events.emit('error', { index: live.index, error })),
     ];
     if (values) live.unsubscribe.push(...this.#attachValues(live, frame, values));
     live.element.append(frame.iframe);
