@@ -6,6 +6,13 @@
  * and editorAttributes. Attach it to a {@link TemplateFrame}: it answers the
  * guest's calls, pushes every change to the guest, and re-sends its state
  * whenever the guest (re)links. The editor UI listens to its events.
+ *
+ * Keys come from outside (the guest, a draft): values are kept in
+ * null-prototype records, a scope or key named after a property of
+ * Object.prototype (`toString`, `hasOwnProperty`, `__proto__`…) is refused,
+ * and once the template's customization is known only the paths it
+ * declares (an `@@editor` field, or a key of its built values) are
+ * accepted; the predefined scopes stay the host's to fill.
  */
 import {
   findVccType,
@@ -114,6 +121,18 @@ interface CachedField {
   readonly where: string;
 }
 
+/**
+ * Names a scope or key may not have: every property of Object.prototype.
+ * Why: a record indexed by such a name reads the prototype's function where
+ * nothing is stored, and a stored one shadows it for every reader.
+ */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** A record without a prototype, for keys that come from outside. */
+function nullRecord<Value>(): Record<string, Value> {
+  return Object.create(null) as Record<string, Value>;
+}
+
 /** setValue's options for a guest's value without skipUpdate: one object for every keystroke. */
 const FROM_GUEST: SetValueOptions = Object.freeze({ source: 'guest' });
 
@@ -122,6 +141,9 @@ export class RemixSession {
   #customization: BuiltCustomization | null;
   /** {@link RemixSession.#fieldAt}'s cache; null: the template defines no VCC there. */
   readonly #typeCache = new Map<string, Map<string, CachedField | null>>();
+  /** The `[scope, key]` paths the customization declares (editor fields and built values); built on first use. */
+  #declared: Map<string, Set<string>> | null = null;
+  /** This remix's values: null-prototype records at both levels, replaced (never changed) on every store. */
   #overrides: ValueOverrides;
   #editorAttributes: EditorAttributes;
   #remixing: boolean;
@@ -134,7 +156,7 @@ export class RemixSession {
   constructor(options: RemixSessionOptions = {}) {
     this.#customization = options.customization ?? null;
     this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
-    this.#overrides = {};
+    this.#overrides = nullRecord();
     this.#editorAttributes = options.editorAttributes ?? { type: 'instant', mode: 'new' };
     if (!isEditorAttributes(this.#editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
     this.#remixing = options.remixing ?? true;
@@ -160,9 +182,9 @@ export class RemixSession {
 
   /** Every value: the built ones with this remix's over them. */
   get values(): ValueOverrides {
-    const merged: Record<string, Record<string, PlainData>> = {};
-    for (const [scope, entries] of Object.entries(this.#customization?.values ?? {})) merged[scope] = { ...entries };
-    for (const [scope, entries] of Object.entries(this.#overrides)) merged[scope] = { ...merged[scope], ...entries };
+    const merged = nullRecord<Record<string, PlainData>>();
+    for (const [scope, entries] of Object.entries(this.#customization?.values ?? {})) merged[scope] = Object.assign(nullRecord<PlainData>(), entries);
+    for (const [scope, entries] of Object.entries(this.#overrides)) merged[scope] = Object.assign(nullRecord<PlainData>(), merged[scope], entries);
     return merged;
   }
 
@@ -220,9 +242,12 @@ export class RemixSession {
   }
 
   /**
-   * Sets the value at `[scope, key]` (or deeper). Throws `INVALID_PATH`,
-   * `INVALID_VALUE` (not plain data, or the wrong type for its VCC) or
-   * `VALUE_TOO_LARGE`; then nothing changes and the last good value stays.
+   * Sets the value at `[scope, key]` (or deeper). Throws `INVALID_PATH` (a
+   * malformed path, a scope or key named after a property of
+   * Object.prototype, a path the template's customization does not declare
+   * once it is known, a predefined scope from the guest), `INVALID_VALUE`
+   * (not plain data, or the wrong type for its VCC) or `VALUE_TOO_LARGE`;
+   * then nothing changes, nobody is told and the last good value stays.
    */
   setValue(path: readonly string[], value: unknown, options: SetValueOptions = {}): void {
     const checkedPath = assertVccPath(path);
@@ -331,6 +356,7 @@ export class RemixSession {
         if (this.#customization) return;
         this.#customization = parseBuiltCustomization(described);
         this.#typeCache.clear();
+        this.#declared = null;
         this.#events.emit('customization', this.#customization);
       })
       .catch((error: unknown) => this.#report(error));
@@ -351,7 +377,16 @@ export class RemixSession {
     const scope = path[0];
     const key = path[1];
     if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a value path needs at least [scope, key]');
-    if (source === 'guest' && PREDEFINED_SCOPES.has(scope)) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
+    if (PROTOTYPE_NAMES.has(scope) || PROTOTYPE_NAMES.has(key)) {
+      throw new PlatformError('INVALID_PATH', `a scope or key cannot be named like a property of Object.prototype ("${PROTOTYPE_NAMES.has(scope) ? scope : key}")`);
+    }
+    const predefined = PREDEFINED_SCOPES.has(scope);
+    if (source === 'guest' && predefined) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
+    // The predefined scopes are the host's to fill, declared or not. Before the customization is
+    // known there is nothing to check a path against: only its names are checked.
+    if (!predefined && this.#customization && !this.#declares(scope, key)) {
+      throw new PlatformError('INVALID_PATH', `["${scope}", "${key}"] is not declared by the template's customization`);
+    }
     // One copy: the caller keeps no reference into the session's state.
     const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
     const entry = path.length === 2 ? checked : writeInside(this.get([scope, key]), path.slice(2), checked);
@@ -360,10 +395,31 @@ export class RemixSession {
     return { scope, key, entry, value: checked };
   }
 
+  /** True when the customization has an `@@editor` field or a built value at `[scope, key]`. */
+  #declares(scope: string, key: string): boolean {
+    const customization = this.#customization;
+    if (!customization) return false;
+    if (!this.#declared) {
+      const declared = new Map<string, Set<string>>();
+      const add = (s: string, k: string): void => {
+        let keys = declared.get(s);
+        if (!keys) declared.set(s, (keys = new Set()));
+        keys.add(k);
+      };
+      for (const definition of customization.editor) for (const field of definition.fields) add(definition.key, field.key);
+      for (const [s, entries] of Object.entries(customization.values)) for (const k of Object.keys(entries)) add(s, k);
+      this.#declared = declared;
+    }
+    return this.#declared.get(scope)?.has(key) === true;
+  }
+
   /** Stores a value that {@link RemixSession.#check} passed. */
   #store(checked: CheckedValue): void {
     const { scope, key, entry } = checked;
-    this.#overrides = { ...this.#overrides, [scope]: { ...this.#overrides[scope], [key]: entry } };
+    // New records (a reader's `overrides` stays as it was), without prototypes: keys come from outside.
+    const overrides = Object.assign(nullRecord<ValueOverrides[string]>(), this.#overrides);
+    overrides[scope] = Object.assign(nullRecord<PlainData>(), this.#overrides[scope], { [key]: entry });
+    this.#overrides = overrides;
   }
 
   #notify(frame: TemplateFrame, name: 'valueChanged' | 'activePathChanged' | 'remixingChanged', ...args: unknown[]): void {
