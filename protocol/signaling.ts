@@ -60,6 +60,25 @@ export const JOIN_SUBPROTOCOL_PREFIX = 'platform-kit.join.';
  */
 export const MAX_HANDSHAKE_JOIN_CHARS = 6 * 1024;
 
+/**
+ * Close codes the server ends a control or PeerJS socket with (4000–4999 are
+ * the application's own in RFC 6455). The reason text starts with the
+ * {@link ErrorCode} that says why.
+ * - `REFUSED`: the join was refused for good (unknown project, a backend
+ *   without its token, over the join limit, `requireUserToken` without one).
+ * - `ORIGIN_REFUSED`: a browser join from an origin the project does not allow.
+ * - `JOIN_TIMEOUT`: no join within the server's `joinTimeoutMs`.
+ * - `TOO_MANY_REFUSALS`: the client kept sending what the server refuses
+ *   (over a rate, malformed, too deep, before joining): answering it forever
+ *   would let it grow the server's memory, so it is disconnected.
+ */
+export const CLOSE_CODES = Object.freeze({
+  REFUSED: 4001,
+  ORIGIN_REFUSED: 4003,
+  JOIN_TIMEOUT: 4008,
+  TOO_MANY_REFUSALS: 4029,
+} as const);
+
 /** Path of the control WebSocket. */
 export const CONTROL_PATH = '/dispatch';
 /** The `path` option a peerjs client is given; its socket then opens `/peerjs/peerjs`. */

@@ -19,7 +19,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { PEERJS_KEY } from '../protocol/signaling.js';
+import { jsonDepthWithin } from '../protocol/data.js';
+import { CLOSE_CODES, PEERJS_KEY } from '../protocol/signaling.js';
 import { sameSecret } from './services/http.js';
 
 /** A peer id the server issued to one client. */
@@ -31,6 +32,15 @@ interface PeerEntry {
   socket: WebSocket | null;
   /** Messages that arrived before the destination's socket opened; {@link NO_MESSAGES} (shared) while none. */
   queue: QueuedMessage[];
+  /** Characters of {@link queue}. */
+  queuedChars: number;
+  /** Characters this peer has waiting in other peers' queues (SENDER_QUEUE_CHARS). */
+  sentQueuedChars: number;
+  // The socket's frame bucket and refusal allowance, in thousandths (as the control socket's).
+  frameMilliTokens: number;
+  refusalMilliTokens: number;
+  /** Whole ms of `performance.now()` at the last take from either. */
+  stamp: number;
 }
 
 interface QueuedMessage {
@@ -47,17 +57,40 @@ interface QueuedMessage {
 const NO_MESSAGES: QueuedMessage[] = [];
 Object.freeze(NO_MESSAGES);
 
-function enqueue(entry: PeerEntry, item: QueuedMessage): void {
-  if (entry.queue.length >= MAX_QUEUED) return;
-  if (entry.queue === NO_MESSAGES) entry.queue = [];
-  entry.queue.push(item);
-}
-
 const FORWARDED = new Set(['OFFER', 'ANSWER', 'CANDIDATE', 'LEAVE', 'EXPIRE']);
 /** How long a message waits for its destination's socket (the `peer` package's expire_timeout). */
 const EXPIRE_MS = 5_000;
-const MAX_QUEUED = 64;
+/** Largest frame a peer may send, in characters (an SDP offer is 1–10 K). Larger: dropped, a refusal. */
 const MAX_FRAME_CHARS = 64 * 1024;
+/*
+ * Messages wait for a destination whose socket is not open yet (a member that
+ * just joined and is still opening its PeerJS socket). Every queue is bounded
+ * three ways, in characters of the forwarded frames: per destination, per
+ * sender across all destinations, and per shard, so neither one sender nor
+ * many senders together can grow the server's memory with peers that never
+ * come. A message over any of them is dropped and its sender told EXPIRE for
+ * that destination (peerjs reports peer-unavailable; the pair uses the relay).
+ */
+/** Messages waiting for one destination. */
+const TARGET_QUEUE_MESSAGES = 64;
+/** Characters waiting for one destination. */
+const TARGET_QUEUE_CHARS = 128 * 1024;
+/** Characters one sender has waiting, over every destination. */
+const SENDER_QUEUE_CHARS = 256 * 1024;
+/** Characters waiting in one shard, over every destination. */
+const SHARD_QUEUE_CHARS = 1024 * 1024;
+
+/** The limits a {@link PeerSignaling} holds every peer socket to (the server's SignalingLimits). */
+export interface PeerSocketLimits {
+  /** Deepest JSON nesting of a frame; deeper frames are dropped unread. */
+  readonly maxJsonDepth: number;
+  /** Frames per socket per second, bursts twice; more are dropped. */
+  readonly maxMessagesPerSecond: number;
+  /** Dropped frames allowed in a burst (refilled at a tenth per second); one more closes the socket (4029). */
+  readonly maxRefusals: number;
+  /** A socket whose outgoing buffer is over this is terminated instead of sent to. */
+  readonly maxBufferedBytes: number;
+}
 
 /**
  * Where a frame goes when its destination is not a peer of this node (the
@@ -70,23 +103,41 @@ export type RemotePeerRoute = (scope: string, dst: string, frame: string) => voi
 export class PeerSignaling {
   readonly #peers = new Map<string, PeerEntry>();
   readonly #remote: RemotePeerRoute | null;
+  readonly #limits: PeerSocketLimits;
+  readonly #log: (line: string) => void;
+  /** Characters queued per scope (shard), for SHARD_QUEUE_CHARS; only shards with a queue are here. */
+  readonly #shardQueued = new Map<string, number>();
 
   /** `remote`: the route to other nodes; without it (one process) an unknown destination is answered EXPIRE at once. */
-  constructor(remote: RemotePeerRoute | null = null) {
+  constructor(remote: RemotePeerRoute | null, limits: PeerSocketLimits, log: (line: string) => void = () => {}) {
     this.#remote = remote;
+    this.#limits = limits;
+    this.#log = log;
   }
   readonly #alive = new WeakSet<WebSocket>();
   #forwarded = 0;
 
   /** Binds a new peer id to a client of `scope`. */
   register(peerId: string, token: string, scope: string): void {
-    this.#peers.set(peerId, { peerId, token, scope, socket: null, queue: NO_MESSAGES });
+    this.#peers.set(peerId, {
+      peerId,
+      token,
+      scope,
+      socket: null,
+      queue: NO_MESSAGES,
+      queuedChars: 0,
+      sentQueuedChars: 0,
+      frameMilliTokens: this.#limits.maxMessagesPerSecond * 2000,
+      refusalMilliTokens: this.#limits.maxRefusals * 1000,
+      stamp: Math.floor(performance.now()),
+    });
   }
 
   /** Revokes a peer id (the client left for good) and closes its socket. */
   revoke(peerId: string): void {
     const entry = this.#peers.get(peerId);
     if (!entry) return;
+    this.#dropQueue(entry);
     this.#peers.delete(peerId);
     entry.socket?.close(1000, 'left');
   }
@@ -109,10 +160,10 @@ export class PeerSignaling {
     const id = params.get('id') ?? '';
     const token = params.get('token') ?? '';
     const entry = this.#peers.get(id);
-    if (params.get('key') !== PEERJS_KEY) return this.#refuse(socket, 'INVALID-KEY', 'Invalid key provided');
+    if (params.get('key') !== PEERJS_KEY) return this.#refuseSocket(socket, 'INVALID-KEY', 'Invalid key provided');
     if (!entry || !sameSecret(token, entry.token)) {
       // Never issued, revoked, or someone else's id: this is what binds ids to clients.
-      return this.#refuse(socket, 'ID-TAKEN', 'ID is taken');
+      return this.#refuseSocket(socket, 'ID-TAKEN', 'ID is taken');
     }
     if (entry.socket && entry.socket !== socket) entry.socket.terminate();
     entry.socket = socket;
@@ -123,15 +174,115 @@ export class PeerSignaling {
     });
     socket.on('message', (data, isBinary) => {
       this.#alive.add(socket);
-      if (isBinary) return;
-      const text = String(data);
-      if (text.length > MAX_FRAME_CHARS) return;
-      this.#onMessage(entry, text);
+      if (entry.socket !== socket || socket.readyState !== socket.OPEN) return;
+      // The door's one catch: no frame of a peer can end the process.
+      try {
+        this.#onFrame(entry, data, isBinary);
+      } catch (error) {
+        this.#log(`platform-kit: a peer frame handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
     });
     socket.send('{"type":"OPEN"}');
     const waiting = entry.queue;
-    entry.queue = NO_MESSAGES;
-    for (const { message } of waiting) socket.send(message);
+    this.#dropQueue(entry);
+    for (const { message } of waiting) this.#send(socket, message);
+  }
+
+  /**
+   * The door of a peer socket: rate, binary, size and depth, before the frame
+   * is parsed. PeerJS has no error frame for a peer, so a refused frame is
+   * dropped; too many refusals close the socket (4029).
+   */
+  #onFrame(entry: PeerEntry, data: unknown, isBinary: boolean): void {
+    if (!this.#takeFrame(entry)) return this.#refuse(entry, 'over the frame rate');
+    if (isBinary) return this.#refuse(entry, 'a binary frame');
+    const text = String(data);
+    if (text.length > MAX_FRAME_CHARS) return this.#refuse(entry, 'a frame over the size limit');
+    if (!jsonDepthWithin(text, this.#limits.maxJsonDepth)) return this.#refuse(entry, 'a frame nested too deep');
+    this.#onMessage(entry, text);
+  }
+
+  /** Takes a frame token (rate maxMessagesPerSecond, burst twice); false when the bucket is empty. */
+  #takeFrame(entry: PeerEntry): boolean {
+    const rate = this.#limits.maxMessagesPerSecond;
+    if (rate === Infinity) return true;
+    // Whole ms and whole thousandths: small integers, which V8 keeps in the entry itself (no boxed number per peer).
+    const now = Math.floor(performance.now());
+    const elapsed = now - entry.stamp;
+    entry.stamp = now;
+    // Rate r per second is r thousandths per ms; the refusal allowance refills at a tenth of its size per second.
+    entry.refusalMilliTokens = Math.min(this.#limits.maxRefusals * 1000, entry.refusalMilliTokens + Math.floor(elapsed * (this.#limits.maxRefusals / 10)));
+    const level = Math.min(rate * 2000, entry.frameMilliTokens + elapsed * rate);
+    if (level < 1000) {
+      entry.frameMilliTokens = level;
+      return false;
+    }
+    entry.frameMilliTokens = level - 1000;
+    return true;
+  }
+
+  /** Counts a refused frame; past the allowance the socket closes with 4029. */
+  #refuse(entry: PeerEntry, what: string): void {
+    if (this.#limits.maxRefusals === Infinity) return;
+    if (entry.refusalMilliTokens >= 1000) {
+      entry.refusalMilliTokens -= 1000;
+      return;
+    }
+    this.#log(`platform-kit: closing the peer socket of ${entry.peerId}: too many refused frames (last: ${what})`);
+    entry.socket?.close(CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
+  }
+
+  /** Sends unless the socket's buffer is over the limit; such a socket (a peer that does not read) is terminated. */
+  #send(socket: WebSocket, frame: string): void {
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > this.#limits.maxBufferedBytes) {
+      socket.terminate();
+      return;
+    }
+    socket.send(frame);
+  }
+
+  /**
+   * Queues a message for a destination whose socket is not open, within every
+   * bound (see TARGET_QUEUE_MESSAGES…); false when it does not fit.
+   */
+  #enqueue(target: PeerEntry, message: string, src: string): boolean {
+    const chars = message.length;
+    const sender = this.#peers.get(src);
+    const shardChars = this.#shardQueued.get(target.scope) ?? 0;
+    if (
+      target.queue.length >= TARGET_QUEUE_MESSAGES ||
+      target.queuedChars + chars > TARGET_QUEUE_CHARS ||
+      shardChars + chars > SHARD_QUEUE_CHARS ||
+      (sender !== undefined && sender.sentQueuedChars + chars > SENDER_QUEUE_CHARS)
+    ) {
+      return false;
+    }
+    if (target.queue === NO_MESSAGES) target.queue = [];
+    target.queue.push({ message, src, at: Date.now() });
+    target.queuedChars += chars;
+    if (sender) sender.sentQueuedChars += chars;
+    this.#shardQueued.set(target.scope, shardChars + chars);
+    return true;
+  }
+
+  /** Empties a destination's queue and gives its characters back to their senders and shard. */
+  #dropQueue(target: PeerEntry): void {
+    if (target.queue.length === 0) return;
+    for (const item of target.queue) {
+      const sender = this.#peers.get(item.src);
+      if (sender) sender.sentQueuedChars = Math.max(0, sender.sentQueuedChars - item.message.length);
+    }
+    const left = (this.#shardQueued.get(target.scope) ?? 0) - target.queuedChars;
+    if (left > 0) this.#shardQueued.set(target.scope, left);
+    else this.#shardQueued.delete(target.scope);
+    target.queue = NO_MESSAGES;
+    target.queuedChars = 0;
+  }
+
+  /** Tells `source` that `dst` is unavailable (peerjs reports peer-unavailable; the pair relays). */
+  #expire(source: PeerEntry, dst: string): void {
+    if (source.socket) this.#send(source.socket, JSON.stringify({ type: 'EXPIRE', src: dst }));
   }
 
   /** One heartbeat round: terminates peer sockets silent since the last round, pings the rest. */
@@ -150,8 +301,11 @@ export class PeerSignaling {
       if (entry.queue.length > 0 && now - entry.queue[0]!.at > EXPIRE_MS) {
         // Tell each waiting sender once that its peer never came (peerjs then reports peer-unavailable).
         const senders = new Set(entry.queue.map((item) => item.src));
-        entry.queue = NO_MESSAGES;
-        for (const src of senders) this.#peers.get(src)?.socket?.send(JSON.stringify({ type: 'EXPIRE', src: entry.peerId }));
+        this.#dropQueue(entry);
+        for (const src of senders) {
+          const sender = this.#peers.get(src);
+          if (sender) this.#expire(sender, entry.peerId);
+        }
       }
     }
   }
@@ -171,17 +325,19 @@ export class PeerSignaling {
       return;
     }
     if (typeof type !== 'string' || !FORWARDED.has(type) || typeof src !== 'string') return;
-    if (target.socket) target.socket.send(frame);
-    else if (type !== 'LEAVE' && type !== 'EXPIRE') enqueue(target, { message: frame, src, at: Date.now() });
+    if (target.socket) this.#send(target.socket, frame);
+    // The sender is on another node: that node hears of a full queue only as a peer that never answers.
+    else if (type !== 'LEAVE' && type !== 'EXPIRE') this.#enqueue(target, frame, src);
   }
 
   /** Closes every peer socket. */
   close(): void {
     for (const entry of this.#peers.values()) entry.socket?.terminate();
     this.#peers.clear();
+    this.#shardQueued.clear();
   }
 
-  #refuse(socket: WebSocket, type: 'INVALID-KEY' | 'ID-TAKEN', msg: string): void {
+  #refuseSocket(socket: WebSocket, type: 'INVALID-KEY' | 'ID-TAKEN', msg: string): void {
     socket.send(JSON.stringify({ type, payload: { msg } }));
     socket.close();
   }
@@ -205,12 +361,12 @@ export class PeerSignaling {
     }
     if (!target || target.scope !== source.scope) {
       // Not a member of the same shard: the sender hears that the peer is unavailable, nothing more.
-      if (type !== 'LEAVE' && type !== 'EXPIRE') source.socket?.send(JSON.stringify({ type: 'EXPIRE', src: dst }));
+      if (type !== 'LEAVE' && type !== 'EXPIRE') this.#expire(source, dst);
       return;
     }
     const out = JSON.stringify({ type, src: source.peerId, dst, payload });
     this.#forwarded++;
-    if (target.socket) target.socket.send(out);
-    else if (type !== 'LEAVE' && type !== 'EXPIRE') enqueue(target, { message: out, src: source.peerId, at: Date.now() });
+    if (target.socket) this.#send(target.socket, out);
+    else if (type !== 'LEAVE' && type !== 'EXPIRE' && !this.#enqueue(target, out, source.peerId)) this.#expire(source, dst);
   }
 }

@@ -23,9 +23,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { utf8Length } from '../protocol/data.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthWithin, utf8Length } from '../protocol/data.js';
 import { isPlatformError, PlatformError, serializeError, type ErrorCode } from '../protocol/errors.js';
 import {
+  CLOSE_CODES,
   CONTROL_PATH,
   CONTROL_SUBPROTOCOL,
   DEFAULT_MAX_CONNECTIONS_PER_SHARD,
@@ -50,6 +51,7 @@ import {
   type JoinedMessage,
   type MemberWire,
   type ServerMessage,
+  type ShardInfo,
   type WireLimits,
 } from '../protocol/signaling.js';
 import { randomId, readableShardName } from './names.js';
@@ -107,8 +109,84 @@ export interface SignalingLimits {
   readonly maxShardsPerProject: number;
   /** Largest `userInfo`, in UTF-8 bytes of JSON. Default (and most) 4 KiB; above: `VALUE_TOO_LARGE`. */
   readonly maxUserInfoBytes: number;
-  /** A client's outgoing buffer above this is a consumer too slow to keep: its socket is closed. Default 8 MiB. */
+  /**
+   * A socket's outgoing buffer above this is a consumer too slow to keep: the
+   * socket is closed (terminated) instead of sending more. Every send on every
+   * socket (control and PeerJS; answers, presence, events) checks it. Default 8 MiB.
+   */
   readonly maxBufferedBytes: number;
+  /**
+   * Deepest nesting of `{`/`[` accepted in an inbound JSON frame (control and
+   * PeerJS sockets, the handshake join, HTTP bodies), checked on the text
+   * before it is parsed or anything re-serializes it: `JSON.parse` accepts any
+   * depth, but `JSON.stringify` and every recursive walk throw near a few
+   * thousand levels. Default 64 (event payloads, user info and remix values
+   * nest at most 32 inside their frame); deeper: `INVALID_MESSAGE`.
+   */
+  readonly maxJsonDepth: number;
+  /**
+   * Refused frames (anything answered with an error: over a rate, malformed,
+   * too deep, too large, before joining) a socket may send in a burst; the
+   * allowance refills at a tenth of this per second. One more closes the
+   * socket with {@link CLOSE_CODES.TOO_MANY_REFUSALS} (4029, reason
+   * `RATE_LIMITED`): a client that keeps breaking a limit is disconnected, not
+   * answered forever. Default 30. The client library never gets here: it
+   * keeps its own events within the server's rate.
+   */
+  readonly maxRefusals: number;
+  /**
+   * Frames per PeerJS socket per second (offers, answers, ICE candidates,
+   * heartbeats), bursts up to twice as many. Default 200 (a browser meshing
+   * with 15 others sends about 100 at once). Above: the frame is dropped and
+   * counts as a refusal (see {@link maxRefusals}).
+   */
+  readonly maxPeerMessagesPerSecond: number;
+  /**
+   * New shards (named or opened by automatic placement) one client address
+   * may open per minute, counted across every node like
+   * {@link maxJoinsPerAddressPerMinute} (GCRA). Default 100; above, the join
+   * that would open one more is answered `RATE_LIMITED` and opens nothing.
+   * 0 or Infinity: no limit. It keeps a few addresses from filling the
+   * project's {@link maxShardsPerProject} with empty named shards.
+   */
+  readonly maxShardsPerAddressPerMinute: number;
+  /**
+   * Most shards one `info()` answers with, the emptiest first (most room
+   * left for the default capacity). Default 100. An answer also costs the
+   * client one message token per 4 KiB it takes, so asking is never cheaper
+   * than the bytes it makes the server send.
+   */
+  readonly maxInfoShards: number;
+}
+
+/** A served project, with the rules of who may join its shards. */
+export interface SignalingProject extends ServicesProject {
+  /**
+   * Web origins (`https://app.example`, scheme, host and port as the browser
+   * sends them in `Origin`) whose pages may join this project's shards. A
+   * browser join from any other origin, or with no `Origin` at all, is refused
+   * with `ORIGIN_REFUSED` and its socket closed (4003). Backend clients (with
+   * the project token) are not browsers and are not checked. Default: any
+   * origin, as anyone who knows the project id may join from any page: name
+   * your origins in production.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * Browser joins must carry a valid user token (`connect({ authorization })`,
+   * see `Platform.identity`); without one, or with one that fails, the join is
+   * refused `UNAUTHORIZED` (4001). Default false: anonymous members may join
+   * (and an invalid token leaves them connected, unidentified).
+   */
+  readonly requireUserToken?: boolean;
+  /**
+   * Largest `maxConnectionsPerShard` a client of this project may ask for; a
+   * larger request is lowered to it. Default (and at most) 1,000. A named
+   * shard has no capacity of its own: each joiner is admitted while the shard
+   * holds fewer members than it asked for, so the first joiner cannot make a
+   * shard full for everyone (asking for 1) and the clients of a 2-player
+   * game, all asking 2, still find the third seat taken.
+   */
+  readonly maxConnectionsPerShard?: number;
 }
 
 /** User tokens: one issuer signs them (services routes) and verifies them (connect, identify). */
@@ -135,12 +213,13 @@ export interface SignalingServerOptions {
   readonly host?: string;
   /**
    * The projects served: `{ [projectId]: projectToken }`, or
-   * `{ [projectId]: { token, ownerUserId } }` to name the project's owner (their
-   * user tokens carry role 'admin' and may store secrets and upload files).
+   * `{ [projectId]: { token, ownerUserId, allowedOrigins, requireUserToken,
+   * maxConnectionsPerShard } }` (see {@link SignalingProject}): the owner's user
+   * tokens carry role 'admin' and may store secrets and upload files.
    * Backend clients and backend services present the token. Read on every
    * request: a project added to the object is served at once.
    */
-  readonly projects: { readonly [projectId: string]: string | ServicesProject };
+  readonly projects: { readonly [projectId: string]: string | SignalingProject };
   /** Where shard state lives. Default: in memory (this process only), or Redis with {@link SignalingServerOptions.redis}. */
   readonly store?: ShardStore;
   /**
@@ -271,7 +350,23 @@ const DEFAULT_LIMITS: SignalingLimits = {
   maxShardsPerProject: 10_000,
   maxUserInfoBytes: MAX_USER_INFO_BYTES,
   maxBufferedBytes: 8 * 1024 * 1024,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+  maxRefusals: 30,
+  maxPeerMessagesPerSecond: 200,
+  maxShardsPerAddressPerMinute: 100,
+  maxInfoShards: 100,
 };
+
+/** A client that drops this soon after its socket opened, having sent no event, keeps its place only {@link SHORT_VISIT_GRACE_MS}. */
+const SHORT_VISIT_MS = 10_000;
+/**
+ * The grace of such a short visit (at most the server's reconnectGraceMs): a
+ * join-and-drop costs the project a shard slot for seconds, not the whole grace
+ * period, while a client whose first socket dies at once can still resume.
+ */
+const SHORT_VISIT_GRACE_MS = 5_000;
+/** One message token per this many bytes of an `info` answer (SignalingLimits.maxInfoShards). */
+const INFO_BYTES_PER_TOKEN = 4096;
 
 /**
  * One control socket. Kept small: 10,000 idle clients must fit in 20 KB each,
@@ -306,8 +401,13 @@ class Connection {
   messageStamp: number;
   /** {@link clock} when the buckets were last saved while limited (see saveBuckets): at most once a second. */
   bucketsSavedAt = -1_000_000;
-  /** What the join limit counts this socket's join against (client-address.ts); '' when the limit is off. */
+  /** What the join and shard limits count this socket's joins against (client-address.ts); '' when both are off. */
   address = '';
+  /** The upgrade's `Origin` header ('' without one), for projects with `allowedOrigins`. */
+  origin = '';
+  /** Refusals left (thousandths, like the buckets) at {@link refusalStamp}: see SignalingLimits.maxRefusals. */
+  refusalMilliTokens: number;
+  refusalStamp: number;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly socket: ControlSocket,
@@ -317,7 +417,8 @@ class Connection {
   ) {
     this.eventMilliTokens = limits.maxEventsPerSecond * 2000;
     this.messageMilliTokens = limits.maxMessagesPerSecond * 2000;
-    this.eventStamp = this.messageStamp = openedAt;
+    this.refusalMilliTokens = limits.maxRefusals * 1000;
+    this.eventStamp = this.messageStamp = this.refusalStamp = openedAt;
   }
 }
 
@@ -344,6 +445,8 @@ class ControlSocket extends WebSocket {
 interface ControlSocketHandlers {
   message(connection: Connection, data: RawData, isBinary: boolean): void;
   close(connection: Connection): void;
+  /** A handler threw: the one catch of the door (answers INTERNAL, logs); the process goes on. */
+  threw(connection: Connection, error: unknown, during: string): void;
 }
 
 function controlSocketClass(handlers: ControlSocketHandlers): typeof ControlSocket {
@@ -357,18 +460,25 @@ function controlSocketClass(handlers: ControlSocketHandlers): typeof ControlSock
       }
       const connection = this.connection;
       if (connection === null) return super.emit(event, first, second);
-      switch (event) {
-        case 'message':
-          handlers.message(connection, first as RawData, second as boolean);
-          return true;
-        case 'pong':
-          connection.alive = true;
-          return true;
-        case 'close':
-          handlers.close(connection);
-          return true;
-        default:
-          return super.emit(event, first, second);
+      // The one catch of the door: whatever a handler throws is answered and logged, and no frame
+      // of any client can end the process (ws would rethrow it from its socket's data callback).
+      try {
+        switch (event) {
+          case 'message':
+            handlers.message(connection, first as RawData, second as boolean);
+            return true;
+          case 'pong':
+            connection.alive = true;
+            return true;
+          case 'close':
+            handlers.close(connection);
+            return true;
+          default:
+            return super.emit(event, first, second);
+        }
+      } catch (error) {
+        handlers.threw(connection, error, String(event));
+        return true;
       }
     }
   };
@@ -404,7 +514,12 @@ interface Hub {
 /** ws's send options of every relayed frame: one object, not one per frame. */
 const TEXT_FRAME = Object.freeze({ binary: false });
 
-const decodeBase64Url = (encoded: string): string => Buffer.from(encoded, 'base64url').toString('utf8');
+/** A handshake join's text, refused (thrown, so parseHandshakeJoin answers null) past `maxDepth`, like any frame. */
+function decodeHandshakeJoin(encoded: string, maxDepth: number): string {
+  const text = Buffer.from(encoded, 'base64url').toString('utf8');
+  if (!jsonDepthWithin(text, maxDepth)) throw new PlatformError('INVALID_MESSAGE', `the join nests deeper than ${maxDepth} levels`);
+  return text;
+}
 
 /** The `userInfo` of every member that set none: one frozen object, not one per member. */
 const NO_USER_INFO: EventPayload = Object.freeze({});
@@ -413,6 +528,10 @@ function isEmpty(value: EventPayload): boolean {
   for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return false;
   return true;
 }
+
+/** The emptiest shard first (most room left for the default capacity), then by name: a stable order for a bounded `info`. */
+const byRoomLeft = (a: ShardInfo, b: ShardInfo): number =>
+  a.numConnectedClients - b.numConnectedClients || (a.shardName < b.shardName ? -1 : a.shardName > b.shardName ? 1 : 0);
 
 const toWire = (member: MemberRecord): MemberWire => ({
   clientId: member.clientId,
@@ -492,6 +611,15 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     throw new PlatformError('INVALID_CONFIG', 'maxJoinsPerAddressPerMinute is a whole number (0 or Infinity: no limit)');
   }
   const joinLimited = joinsPerMinute > 0 && joinsPerMinute !== Infinity;
+  const shardsPerMinute = limits.maxShardsPerAddressPerMinute;
+  if (!(shardsPerMinute === Infinity || (Number.isInteger(shardsPerMinute) && shardsPerMinute >= 0))) {
+    throw new PlatformError('INVALID_CONFIG', 'maxShardsPerAddressPerMinute is a whole number (0 or Infinity: no limit)');
+  }
+  const shardsLimited = shardsPerMinute > 0 && shardsPerMinute !== Infinity;
+  for (const key of ['maxJsonDepth', 'maxRefusals', 'maxPeerMessagesPerSecond', 'maxInfoShards'] as const) {
+    const value = limits[key];
+    if (!(value === Infinity || (Number.isInteger(value) && value >= 1))) throw new PlatformError('INVALID_CONFIG', `${key} is a whole number of at least 1 (or Infinity)`);
+  }
   const trustProxy = options.trustProxy ?? 0;
   if (!(Number.isInteger(trustProxy) && trustProxy >= 0)) throw new PlatformError('INVALID_CONFIG', 'trustProxy is a number of proxies (0: none)');
   const projects = options.projects;
@@ -556,8 +684,15 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
           const at = scope.indexOf('\u0000');
           store.publish(scope.slice(0, at), scope.slice(at + 1), { kind: 'peer', dst, frame });
         },
+    {
+      maxJsonDepth: limits.maxJsonDepth,
+      maxMessagesPerSecond: limits.maxPeerMessagesPerSecond,
+      maxRefusals: limits.maxRefusals,
+      maxBufferedBytes: limits.maxBufferedBytes,
+    },
+    log,
   );
-  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0, joinsRateLimited: 0 };
+  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0, joinsRateLimited: 0, shardsRateLimited: 0, disconnectedForRefusals: 0 };
   // The join allowance of a store that keeps none (a custom store): this process's own.
   const localJoins = store.takeJoin ? null : new JoinLimiter();
 
@@ -567,17 +702,25 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   // ─── sending ──────────────────────────────────────────────────────────────
 
   function send(connection: Connection, message: ServerMessage): void {
-    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(message));
+    if (writable(connection)) connection.socket.send(JSON.stringify(message));
+  }
+  /**
+   * Whether a frame may be written to the connection's socket now. Every send
+   * asks: a socket over {@link SignalingLimits.maxBufferedBytes} (a client
+   * that does not read) is terminated instead, so no answer, presence or event
+   * can pile up in the server's memory for it; it reconnects and resumes.
+   */
+  function writable(connection: Connection): boolean {
+    const socket = connection.socket;
+    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount <= limits.maxBufferedBytes) return true;
+    log(`platform-kit: closing ${connection.clientId || 'a socket'}: ${socket.bufferedAmount} bytes unsent`);
+    socket.terminate();
+    return false;
   }
   function sendRaw(connection: Connection, frame: Buffer): void {
     const socket = connection.socket;
-    if (socket.readyState !== socket.OPEN) return;
-    if (socket.bufferedAmount > limits.maxBufferedBytes) {
-      // A consumer this far behind would hold the server's memory hostage; it reconnects and resumes.
-      log(`platform-kit: closing ${connection.clientId}: ${socket.bufferedAmount} bytes unsent`);
-      socket.terminate();
-      return;
-    }
+    if (!writable(connection)) return;
     // The turn's first frame leaves at once; every later one waits for the end of the turn.
     if (endOfTurnScheduled) corkStream((socket as unknown as { _socket?: CorkableStream })._socket);
     else scheduleEndOfTurn();
@@ -689,9 +832,44 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     return Buffer.from(`{"type":"presence","op":"batch","changes":[${changes.map((change) => change.frame).join(',')}]}`);
   }
 
+  /** Answers a client frame with an error. Every answer but a server-side failure (UNAVAILABLE, INTERNAL) is a refusal. */
   function fail(connection: Connection, code: ErrorCode, message: string, ref: { id?: number; seq?: number } = {}): void {
     counters.errors++;
+    if (code !== 'UNAVAILABLE' && code !== 'INTERNAL' && !refusalAllowed(connection)) return;
     send(connection, { type: 'error', ...ref, error: serializeError(new PlatformError(code, message)) });
+  }
+
+  /**
+   * Counts one refusal against {@link SignalingLimits.maxRefusals}; false (and
+   * the socket closes with 4029) once the client is past it. The allowance
+   * refills at a tenth of its size per second.
+   */
+  function refusalAllowed(connection: Connection): boolean {
+    const max = limits.maxRefusals;
+    if (max === Infinity) return true;
+    const now = clock();
+    const level = Math.min(max * 1000, connection.refusalMilliTokens + (now - connection.refusalStamp) * (max / 10));
+    connection.refusalStamp = now;
+    if (level >= 1000) {
+      connection.refusalMilliTokens = level - 1000;
+      return true;
+    }
+    connection.refusalMilliTokens = level;
+    counters.disconnectedForRefusals++;
+    log(`platform-kit: closing ${connection.clientId || 'a socket'}: more than ${max} refused frames`);
+    connection.socket.close(CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
+    return false;
+  }
+
+  /** The door's one catch (ControlSocketHandlers.threw): a handler bug answers INTERNAL and is logged, never more. */
+  function threw(connection: Connection, error: unknown, during: string): void {
+    counters.errors++;
+    log(`platform-kit: a ${during} handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    try {
+      send(connection, { type: 'error', error: serializeError(new PlatformError('INTERNAL', 'the server failed to handle that frame')) });
+    } catch {
+      connection.socket.terminate();
+    }
   }
 
   // ─── shards on this node ──────────────────────────────────────────────────
@@ -792,6 +970,20 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (rateBuckets) void store.update(connection.projectId, connection.shardName, connection.clientId, { rateBuckets }).catch(storeError);
   }
 
+  /**
+   * Takes one new shard from the connection's address allowance
+   * (SignalingLimits.maxShardsPerAddressPerMinute), counted like joins and in
+   * the same place (the store's GCRA under its own key), so it holds across nodes.
+   */
+  async function admitNewShard(connection: Connection): Promise<boolean> {
+    const key = `shard ${connection.address}`;
+    try {
+      return localJoins ? localJoins.take(key, shardsPerMinute) : await store.takeJoin!(key, shardsPerMinute);
+    } catch {
+      return true; // fails open with the join limit, for the same reason (admitJoin)
+    }
+  }
+
   /** Logged once per outage, not once per join. */
   let joinLimitFailing = false;
   /** Takes one join of the connection's address (SignalingLimits.maxJoinsPerAddressPerMinute). */
@@ -831,22 +1023,33 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     const rateBuckets = bucketLevels(connection, limits, clock());
     void store.update(connection.projectId, connection.shardName, connection.clientId, rateBuckets ? { online: false, rateBuckets } : { online: false }).catch(storeError);
     publishPresence(connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
+    // A short visit (a join and a drop within seconds, no event sent: what a shard-spamming loop
+    // does) holds its place only briefly, so such joins cannot keep the project's shards taken.
+    const shortVisit = connection.lastSeq === 0 && clock() - connection.openedAt < SHORT_VISIT_MS;
     connection.graceTimer = setTimeout(() => {
       if (connection.state === 'offline') void finalize(connection, false);
-    }, reconnectGraceMs);
+    }, shortVisit ? Math.min(reconnectGraceMs, SHORT_VISIT_GRACE_MS) : reconnectGraceMs);
     connection.graceTimer.unref?.();
   }
 
+  /**
+   * The door of the control socket: every frame passes here, in this order:
+   * open socket, binary, size, depth, parse and check (protocol/signaling.ts),
+   * then one handler per frame type. What is refused here counts against
+   * SignalingLimits.maxRefusals; what a handler throws is caught one level up
+   * (controlSocketClass → threw).
+   */
   function onMessage(connection: Connection, data: RawData, isBinary: boolean): void {
     connection.alive = true;
+    // Closing (refused too often, left, over its buffer): what it still sends is not read.
+    if (connection.socket.readyState !== connection.socket.OPEN) return;
     const bytes = Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
     const now = clock();
     if (isBinary) return invalid(connection, now, 'binary frames are not part of the protocol');
-    if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
-      if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
-      return;
-    }
+    if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) return refuseFrame(connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
     const text = String(data);
+    // Before the parser: nothing may re-serialize or walk a frame deeper than this (JSON.stringify throws past a few thousand).
+    if (!jsonDepthWithin(text, limits.maxJsonDepth)) return invalid(connection, now, `frame nests deeper than ${limits.maxJsonDepth} levels`);
     const message = parseClientMessage(parseJsonObject(text));
     if (message === null) return invalid(connection, now, 'malformed frame');
     // The hot path: an event goes on with its text, which the relayed frame is spliced from.
@@ -860,7 +1063,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (message.type === 'emit') return onEmit(connection, message, '', bytes, now);
     if (!take(connection, 'message', limits.maxMessagesPerSecond, now)) {
       saveBuckets(connection, now);
+      // A ping over the rate is not answered (its clock sample would be late anyway), but it is refused all the same.
       if (message.type !== 'ping') fail(connection, 'RATE_LIMITED', 'too many messages', { id: message.id });
+      else refusalAllowed(connection);
       return;
     }
     switch (message.type) {
@@ -890,7 +1095,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       }
       case 'info':
         return void store.shards(connection.projectId).then(
-          (shards) => send(connection, { type: 'info', id: message.id, shards }),
+          (shards) => sendInfo(connection, message.id, shards),
           (error: unknown) => storeFailed(connection, message.id, error),
         );
       case 'leave':
@@ -899,6 +1104,25 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         connection.socket.close(1000, 'left');
         return;
     }
+  }
+
+  /**
+   * Answers `info` with at most {@link SignalingLimits.maxInfoShards} shards,
+   * the emptiest first, and charges the client a message token per
+   * {@link INFO_BYTES_PER_TOKEN} bytes of the answer: 30 bytes in never buy
+   * 100 KB out for free.
+   */
+  function sendInfo(connection: Connection, id: number, all: readonly ShardInfo[]): void {
+    const max = limits.maxInfoShards;
+    const shards = all.length <= max ? all : [...all].sort(byRoomLeft).slice(0, max);
+    const text = JSON.stringify({ type: 'info', id, shards } satisfies ServerMessage);
+    const extra = Math.floor(text.length / INFO_BYTES_PER_TOKEN);
+    if (extra > 0) {
+      const now = clock();
+      connection.messageMilliTokens = Math.max(0, levelAt(connection, 'message', limits.maxMessagesPerSecond, now) - extra * 1000);
+      connection.messageStamp = now;
+    }
+    if (writable(connection)) connection.socket.send(text);
   }
 
   /** Answers a request whose store call failed: UNAVAILABLE while Redis is out of reach, else INTERNAL. */
@@ -910,8 +1134,17 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
 
   function invalid(connection: Connection, now: number, why: string): void {
     counters.invalidFrames++;
-    // Answers to junk are rate limited too: a flood of junk gets silence, not an echo flood.
-    if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, 'INVALID_MESSAGE', why);
+    refuseFrame(connection, now, 'INVALID_MESSAGE', why);
+  }
+
+  /**
+   * Refuses a frame that never reached a handler. Answers are rate limited
+   * too (a flood of junk gets silence, not an echo flood), and answered or not
+   * it is a refusal: a flood of junk ends with the socket.
+   */
+  function refuseFrame(connection: Connection, now: number, code: ErrorCode, why: string): void {
+    if (take(connection, 'message', limits.maxMessagesPerSecond, now)) fail(connection, code, why);
+    else refusalAllowed(connection);
   }
 
   async function setUser(connection: Connection, id: number, patch: { userId?: string; userInfo?: EventPayload }): Promise<void> {
@@ -955,18 +1188,28 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (message.v < MIN_SIGNALING_VERSION || message.v > SIGNALING_VERSION) {
       return fail(connection, 'UNSUPPORTED', `protocol version ${message.v}; this server speaks ${MIN_SIGNALING_VERSION} to ${SIGNALING_VERSION}`, { id });
     }
-    const projectToken = tokenOf(message.projectId);
-    if (projectToken === undefined) return refuse(connection, 'UNAUTHORIZED', `unknown project "${message.projectId}"`, id);
-    if (message.kind === 'backend' && (message.projectToken === undefined || !sameSecret(message.projectToken, projectToken))) {
+    const project = projectOf(message.projectId);
+    if (project === undefined) return refuse(connection, 'UNAUTHORIZED', `unknown project "${message.projectId}"`, id);
+    if (message.kind === 'backend' && (message.projectToken === undefined || !sameSecret(message.projectToken, project.token))) {
       return refuse(connection, 'UNAUTHORIZED', 'a backend client needs its project token', id);
+    }
+    // Browsers send the page's origin with the upgrade and no page can forge it; backends are not pages.
+    if (message.kind === 'browser' && project.allowedOrigins !== undefined && !project.allowedOrigins.includes(connection.origin)) {
+      const from = connection.origin === '' ? 'a socket without an Origin' : `origin ${connection.origin}`;
+      return refuse(connection, 'ORIGIN_REFUSED', `${from} may not join project "${message.projectId}"`, id, CLOSE_CODES.ORIGIN_REFUSED);
+    }
+    if (message.kind === 'browser' && project.requireUserToken === true && message.authorization === undefined) {
+      return refuse(connection, 'UNAUTHORIZED', `project "${message.projectId}" admits identified users only: connect with a user token`, id);
     }
     if (message.shardName !== undefined && !isShardName(message.shardName)) {
       return fail(connection, 'INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit', { id });
     }
-    const max = message.maxConnectionsPerShard ?? DEFAULT_MAX_CONNECTIONS_PER_SHARD;
-    if (max < 1 || max > MAX_CONNECTIONS_PER_SHARD_LIMIT) {
+    const requested = message.maxConnectionsPerShard ?? DEFAULT_MAX_CONNECTIONS_PER_SHARD;
+    if (requested < 1 || requested > MAX_CONNECTIONS_PER_SHARD_LIMIT) {
       return fail(connection, 'INVALID_ARGUMENT', `maxConnectionsPerShard must be 1 to ${MAX_CONNECTIONS_PER_SHARD_LIMIT}`, { id });
     }
+    // The project's ceiling (SignalingProject.maxConnectionsPerShard) lowers what a client asks for.
+    const max = Math.min(requested, project.maxConnectionsPerShard ?? MAX_CONNECTIONS_PER_SHARD_LIMIT);
     // An empty userInfo (what most joins carry) is shared, not kept once per member.
     const userInfo = message.userInfo === undefined || isEmpty(message.userInfo) ? NO_USER_INFO : message.userInfo;
     if (userInfo !== NO_USER_INFO && utf8Length(JSON.stringify(userInfo)) > limits.maxUserInfoBytes) return fail(connection, 'VALUE_TOO_LARGE', 'userInfo is over the limit', { id });
@@ -987,7 +1230,11 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       try {
         userId = (await running().services.tokens.verify(message.projectId, message.authorization)).id;
       } catch (error) {
-        // The client stays connected, unidentified, and is told why.
+        // The client stays connected, unidentified, and is told why; unless the project admits only identified users.
+        if (message.kind === 'browser' && project.requireUserToken === true) {
+          const code: ErrorCode = isPlatformError(error) ? error.code : 'INVALID_TOKEN';
+          return refuse(connection, code, `project "${message.projectId}" admits identified users only: ${error instanceof Error ? error.message : String(error)}`, id);
+        }
         identifyError = serializeError(error);
       }
     }
@@ -1006,6 +1253,14 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         connection.state = 'new';
         const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
         return fail(connection, code, code === 'SHARD_FULL' ? `shard "${message.shardName ?? ''}" is full` : 'the project has too many shards', { id });
+      }
+      // Alone in it: this join opened the shard, and pays for it from its address's allowance.
+      if (shardsLimited && outcome.members.length === 1 && !(await admitNewShard(connection))) {
+        await store.leave(connection.projectId, outcome.shardName, connection.clientId).catch(storeError);
+        fallback(connection);
+        counters.shardsRateLimited++;
+        connection.state = 'new';
+        return fail(connection, 'RATE_LIMITED', `more than ${shardsPerMinute} new shards per minute from this address; join an existing shard or retry later`, { id });
       }
       connection.shardName = outcome.shardName;
       members = outcome.members;
@@ -1143,19 +1398,23 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     return null;
   }
 
-  function refuse(connection: Connection, code: ErrorCode, message: string, id: number): void {
+  function refuse(connection: Connection, code: ErrorCode, message: string, id: number, closeCode: number = CLOSE_CODES.REFUSED): void {
     fail(connection, code, message, { id });
     connection.state = 'closed';
-    connection.socket.close(4001, code);
+    connection.socket.close(closeCode, code);
   }
 
   // ─── HTTP ─────────────────────────────────────────────────────────────────
 
-  /** The token of a served project, or undefined (never a property of Object.prototype). */
-  function tokenOf(projectId: string): string | undefined {
+  /** A served project, or undefined (never a property of Object.prototype). */
+  function projectOf(projectId: string): SignalingProject | undefined {
     if (!Object.prototype.hasOwnProperty.call(projects, projectId)) return undefined;
     const entry = projects[projectId];
-    return typeof entry === 'string' ? entry : entry?.token;
+    return typeof entry === 'string' ? { token: entry } : entry;
+  }
+  /** The token of a served project, or undefined. */
+  function tokenOf(projectId: string): string | undefined {
+    return projectOf(projectId)?.token;
   }
 
   /** Project credentials in headers, as the services take them (`x-platform-project` is the older name of the id header). */
@@ -1233,22 +1492,25 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     maxPayload: maxFrameBytes,
     perMessageDeflate: false,
     clientTracking: false,
-    WebSocket: controlSocketClass({ message: onMessage, close: onClose }),
+    WebSocket: controlSocketClass({ message: onMessage, close: onClose, threw }),
     // A v2 client that joins in the handshake offers this; a browser fails a handshake whose answer selects none.
     handleProtocols: (protocols) => (protocols.has(CONTROL_SUBPROTOCOL) ? CONTROL_SUBPROTOCOL : false),
   });
   const peerServer = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024, perMessageDeflate: false, clientTracking: false });
 
+  const decodeJoin = (encoded: string): string => decodeHandshakeJoin(encoded, limits.maxJsonDepth);
   function onControlSocket(socket: ControlSocket, request: IncomingMessage): void {
     const connection = new Connection(socket, clock(), limits);
     // From here on the socket's events reach onMessage and onClose (controlSocketClass).
     socket.connection = connection;
     // Read now: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
-    if (joinLimited) connection.address = clientAddress(request, trustProxy);
+    if (joinLimited || shardsLimited) connection.address = clientAddress(request, trustProxy);
+    const origin = request.headers.origin;
+    if (typeof origin === 'string') connection.origin = origin;
     unjoined.add(connection);
     connectionCount++;
     // v2: the join may come with the handshake; then it is handled as if it were the first frame.
-    const offered = parseHandshakeJoin(request.headers['sec-websocket-protocol'], decodeBase64Url);
+    const offered = parseHandshakeJoin(request.headers['sec-websocket-protocol'], decodeJoin);
     if (offered === undefined) return;
     const now = clock();
     if (offered === null) return invalid(connection, now, 'malformed join in the handshake');
@@ -1256,6 +1518,19 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   }
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A reset during the upgrade must not be an unhandled 'error' (ws adds its own listener once it takes the socket).
+    socket.on('error', destroySocket);
+    try {
+      upgrade(request, socket, head);
+    } catch (error) {
+      log(`platform-kit: upgrade failed: ${String(error)}`);
+      socket.destroy();
+    }
+  });
+  function destroySocket(this: Duplex): void {
+    this.destroy();
+  }
+  function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = request.url ?? '/';
     const query = url.indexOf('?');
     // Origin-form (`/dispatch?…`) is what clients send; anything else goes through the URL parser.
@@ -1263,20 +1538,33 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     if (pathname === CONTROL_PATH) {
       // Uncorked at the end of the turn: the 101 and a handshake join's `joined` leave in one write.
       corkStream(socket);
-      controlServer.handleUpgrade(request, socket, head, (ws) => onControlSocket(ws as ControlSocket, request));
+      controlServer.handleUpgrade(request, socket, head, (ws) => {
+        socket.off('error', destroySocket); // ws listens from here on
+        const control = ws as ControlSocket;
+        try {
+          onControlSocket(control, request);
+        } catch (error) {
+          // The door's catch for the handshake join (the socket's own events have theirs).
+          if (control.connection) threw(control.connection, error, 'handshake');
+          else control.terminate();
+        }
+      });
     } else if (pathname === `${PEERJS_PATH}peerjs`) {
-      peerServer.handleUpgrade(request, socket, head, (ws) => peers.accept(ws, request));
+      peerServer.handleUpgrade(request, socket, head, (ws) => {
+        socket.off('error', destroySocket);
+        peers.accept(ws, request);
+      });
     } else {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
     }
-  });
+  }
 
   const sweep = setInterval(() => {
     const now = Date.now();
     const since = clock();
     for (const connection of liveConnections()) {
       if (connection.state === 'new' && since - connection.openedAt > joinTimeoutMs) {
-        connection.socket.close(4008, 'join timeout');
+        connection.socket.close(CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');
       } else if (!connection.alive) {
         // Two intervals without a pong or a frame: the socket is dead (or the network is); presence follows.
         connection.socket.terminate();

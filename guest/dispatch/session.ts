@@ -590,7 +590,7 @@ export class DispatchSession {
       this.#open(true).catch((error: unknown) => {
         if (this.#state !== 'reconnecting') return;
         const code = isPlatformError(error) ? error.code : 'INTERNAL';
-        if (code === 'UNAUTHORIZED' || code === 'SHARD_FULL' || code === 'TOO_MANY_SHARDS' || code === 'UNSUPPORTED') {
+        if (code === 'UNAUTHORIZED' || code === 'ORIGIN_REFUSED' || code === 'SHARD_FULL' || code === 'TOO_MANY_SHARDS' || code === 'UNSUPPORTED') {
           // No retry can fix these: give up and say why.
           this.#state = 'closed';
           this.#teardown();

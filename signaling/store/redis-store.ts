@@ -153,7 +153,8 @@ if meta then
   local c, a = string.match(meta, '^(%d+):(%d)')
   c = tonumber(c)
   local size = tonumber(redis.call('HGET', base .. 'size', named) or '0')
-  if size >= math.min(c, cap) then return {'SHARD_FULL'} end
+  -- each joiner's own capacity, not the first joiner's (no one can make a named shard full for others)
+  if size >= cap then return {'SHARD_FULL'} end
   return add(named, c, a == '1')
 end
 if redis.call('HLEN', base .. 'shards') >= maxShards then return {'TOO_MANY_SHARDS'} end
