@@ -264,7 +264,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   const server = createSignalingServer({
     port: 0,
     host: '127.0.0.1',
-    projects: { [DEMO_PROJECT_ID]: { token: DEMO_PROJECT_TOKEN, ownerUserId: DEMO_OWNER } },
+    // Browser joins only from the demo's own pages (host pages and templates): a page elsewhere
+    // that knows the project id cannot join the demo's shards.
+    projects: {
+      [DEMO_PROJECT_ID]: { token: DEMO_PROJECT_TOKEN, ownerUserId: DEMO_OWNER, allowedOrigins: [selfUrl(), `http://localhost:${port}`] },
+    },
     store,
     dataDir,
     cdnUrl: `${selfUrl()}/cdn`,

@@ -22,6 +22,13 @@
  *                              per client address per minute, across every node (default 3000; 0: no limit)
  *   --trust-proxy N            PLATFORM_TRUST_PROXY: proxies in front that append to X-Forwarded-For; the join
  *                              limit counts the address they saw (default 0: the socket's address)
+ *   --allowed-origin id:origin PLATFORM_ALLOWED_ORIGINS="id:https://app.example,…": browser joins of project id
+ *                              only from these origins (repeat for more; default: any origin)
+ *   --require-user-token id    PLATFORM_REQUIRE_USER_TOKEN="id,…": browser joins of project id need a valid user token
+ *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
+ *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-connections-per-shard id:N
+ *                              (see SignalingLimits and SignalingProject in server.ts; the same PLATFORM_… names
+ *                              in capitals with underscores)
  *
  * Many nodes (scale-out; every node gets the same --redis and --secret-key):
  *   --redis URL                PLATFORM_REDIS_URL: redis://host:port; shards, presence, keystore in Redis
@@ -34,9 +41,8 @@
  * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
-import { createSignalingServer, type SignalingLimits, type SignalingServerOptions } from './server.js';
+import { createSignalingServer, type SignalingLimits, type SignalingProject, type SignalingServerOptions } from './server.js';
 import type { TokenKey } from './services/identity.js';
-import type { ServicesProject } from './services/router.js';
 
 function fail(message: string): never {
   console.error(`platform-kit-server: ${message}`);
@@ -64,6 +70,14 @@ function parse() {
       'max-events-per-second': { type: 'string' },
       'max-joins-per-address-per-minute': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'allowed-origin': { type: 'string', multiple: true },
+      'require-user-token': { type: 'string', multiple: true },
+      'max-json-depth': { type: 'string' },
+      'max-refusals': { type: 'string' },
+      'max-peer-messages-per-second': { type: 'string' },
+      'max-shards-per-address-per-minute': { type: 'string' },
+      'max-info-shards': { type: 'string' },
+      'max-connections-per-shard': { type: 'string', multiple: true },
       redis: { type: 'string' },
       'node-id': { type: 'string' },
       'lease-ms': { type: 'string' },
@@ -106,8 +120,39 @@ for (const item of [...(values.owner ?? []), ...list('PLATFORM_OWNERS')]) {
   if (!(id in tokens)) fail(`--owner names "${id}", which is not a --project`);
   owners[id] = userId;
 }
-const projects: Record<string, string | ServicesProject> = {};
-for (const [id, token] of Object.entries(tokens)) projects[id] = owners[id] === undefined ? token : { token, ownerUserId: owners[id] };
+const known = (id: string, flag: string): void => {
+  if (!Object.prototype.hasOwnProperty.call(tokens, id)) fail(`${flag} names "${id}", which is not a --project`);
+};
+const origins: Record<string, string[]> = {};
+for (const item of [...(values['allowed-origin'] ?? []), ...list('PLATFORM_ALLOWED_ORIGINS')]) {
+  const [id, origin] = pair(item, '--allowed-origin');
+  known(id, '--allowed-origin');
+  // As browsers send it: scheme://host[:port], no path, no trailing slash.
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(origin)) fail(`--allowed-origin wants id:scheme://host[:port], got "${item}"`);
+  (origins[id] ??= []).push(origin);
+}
+const identified = new Set<string>();
+for (const id of [...(values['require-user-token'] ?? []), ...list('PLATFORM_REQUIRE_USER_TOKEN')]) {
+  known(id, '--require-user-token');
+  identified.add(id);
+}
+const capacities: Record<string, number> = {};
+for (const item of [...(values['max-connections-per-shard'] ?? []), ...list('PLATFORM_MAX_CONNECTIONS_PER_SHARD')]) {
+  const [id, text] = pair(item, '--max-connections-per-shard');
+  known(id, '--max-connections-per-shard');
+  capacities[id] = number(text, '--max-connections-per-shard')!;
+}
+const projects: Record<string, string | SignalingProject> = {};
+for (const [id, token] of Object.entries(tokens)) {
+  const project: SignalingProject = {
+    token,
+    ...(owners[id] === undefined ? {} : { ownerUserId: owners[id] }),
+    ...(origins[id] === undefined ? {} : { allowedOrigins: origins[id] }),
+    ...(identified.has(id) ? { requireUserToken: true } : {}),
+    ...(capacities[id] === undefined ? {} : { maxConnectionsPerShard: capacities[id] }),
+  };
+  projects[id] = Object.keys(project).length === 1 ? token : project;
+}
 
 const keys: TokenKey[] = [...(values['token-key'] ?? []), ...list('PLATFORM_TOKEN_KEYS')].map((item) => {
   const [kid, secret] = pair(item, '--token-key');
@@ -121,6 +166,16 @@ const eventsPerSecond = number(values['max-events-per-second'], '--max-events-pe
 if (eventsPerSecond !== undefined) Object.assign(limits, { maxEventsPerSecond: eventsPerSecond });
 const joinsPerMinute = number(values['max-joins-per-address-per-minute'] ?? env['PLATFORM_MAX_JOINS_PER_ADDRESS_PER_MINUTE'], '--max-joins-per-address-per-minute');
 if (joinsPerMinute !== undefined) Object.assign(limits, { maxJoinsPerAddressPerMinute: joinsPerMinute });
+for (const [flag, key] of [
+  ['max-json-depth', 'maxJsonDepth'],
+  ['max-refusals', 'maxRefusals'],
+  ['max-peer-messages-per-second', 'maxPeerMessagesPerSecond'],
+  ['max-shards-per-address-per-minute', 'maxShardsPerAddressPerMinute'],
+  ['max-info-shards', 'maxInfoShards'],
+] as const) {
+  const value = number(values[flag] ?? env[`PLATFORM_${flag.toUpperCase().replaceAll('-', '_')}`], `--${flag}`);
+  if (value !== undefined) Object.assign(limits, { [key]: value });
+}
 const trustProxy = number(values['trust-proxy'] ?? env['PLATFORM_TRUST_PROXY'], '--trust-proxy');
 const heartbeatIntervalMs = number(values['heartbeat-ms'], '--heartbeat-ms');
 const reconnectGraceMs = number(values['grace-ms'], '--grace-ms');

@@ -20,6 +20,7 @@ export {
   createSignalingServer,
   type SignalingLimits,
   type SignalingMetrics,
+  type SignalingProject,
   type SignalingServer,
   type SignalingServerOptions,
   type UserTokenOptions,

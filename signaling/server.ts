@@ -1231,9 +1231,9 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
         userId = (await running().services.tokens.verify(message.projectId, message.authorization)).id;
       } catch (error) {
         // The client stays connected, unidentified, and is told why; unless the project admits only identified users.
+        // UNAUTHORIZED, whatever the token's fault: the client stops reconnecting with it (a retry cannot help).
         if (message.kind === 'browser' && project.requireUserToken === true) {
-          const code: ErrorCode = isPlatformError(error) ? error.code : 'INVALID_TOKEN';
-          return refuse(connection, code, `project "${message.projectId}" admits identified users only: ${error instanceof Error ? error.message : String(error)}`, id);
+          return refuse(connection, 'UNAUTHORIZED', `project "${message.projectId}" admits identified users only: ${error instanceof Error ? error.message : String(error)}`, id);
         }
         identifyError = serializeError(error);
       }

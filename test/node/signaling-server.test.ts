@@ -59,7 +59,9 @@ describe('signaling server: HTTP routes', () => {
 
 describe('signaling server: shards', () => {
   let server: SignalingServer;
-  before(async () => (server = await startServer({ limits: { maxShardsPerProject: 200 } })));
+  // This suite opens well over 100 shards a minute from one address (127.0.0.1): the per-address shard limit is
+  // signaling-hostile.test.ts's subject, not this one's.
+  before(async () => (server = await startServer({ limits: { maxShardsPerProject: 200, maxShardsPerAddressPerMinute: Infinity } })));
   after(() => server.close());
 
   it('never exceeds capacity: 1,000 concurrent joins with a maximum of 10 make exactly 100 shards of 10', async () => {
@@ -245,7 +247,8 @@ describe('signaling server: presence, identity and delivery', () => {
       assert.equal((big['error'] as { code: string }).code, 'PAYLOAD_TOO_LARGE');
       sender.send('x'.repeat(200 * 1024));
       assert.equal(((await sender.next((f) => f.type === 'error' && f['seq'] === undefined))['error'] as { code: string }).code, 'PAYLOAD_TOO_LARGE');
-      for (let i = 0; i < 100; i++) sender.send({ type: 'emit', seq: ++seq, name: 'fast', payload: { i }, ts: 0 });
+      // 60 at once: 40 pass (burst 2 × 20), 20 are refused; under the 30 refusals that would close the socket.
+      for (let i = 0; i < 60; i++) sender.send({ type: 'emit', seq: ++seq, name: 'fast', payload: { i }, ts: 0 });
       const limitedFrame = await sender.next((f) => f.type === 'error' && (f['error'] as { code: string }).code === 'RATE_LIMITED');
       assert.ok((limitedFrame['seq'] as number) > 40);
       await sleep(100);
@@ -253,6 +256,10 @@ describe('signaling server: presence, identity and delivery', () => {
       assert.ok(delivered >= 39 && delivered <= 45, `burst of 2 × 20 delivered, got ${delivered}`);
       sender.send({ type: 'emit', seq: ++seq, name: 'platform:reserved', payload: {}, ts: 0 });
       assert.equal(((await sender.next((f) => f.type === 'error' && f['seq'] === undefined))['error'] as { code: string }).code, 'INVALID_MESSAGE');
+      // A client that keeps going past the rate is not answered forever: past maxRefusals (30) its socket closes, 4029.
+      for (let i = 0; i < 60; i++) sender.send({ type: 'emit', seq: ++seq, name: 'fast', payload: { i }, ts: 0 });
+      await waitFor(() => sender.closed, 'the flooding socket to be closed');
+      assert.equal(sender.closeCode, 4029);
       // The client checks the same limits before anything leaves.
       const client = backend(limited);
       await client.connect({ shardName: 'limits' });

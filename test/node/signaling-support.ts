@@ -48,6 +48,8 @@ export class Raw {
   #nextId = 1;
   readonly opened: Promise<void>;
   closed = false;
+  /** The close code once closed (4029: refused too often; 4001: join refused; 1006: terminated). */
+  closeCode: number | undefined;
 
   /**
    * `protocols`: the subprotocols to offer (a v2 join in the handshake, see encodeHandshakeJoin).
@@ -59,7 +61,10 @@ export class Raw {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
     });
-    this.ws.on('close', () => (this.closed = true));
+    this.ws.on('close', (code) => {
+      this.closed = true;
+      this.closeCode = code;
+    });
     this.ws.on('message', (data) => {
       const frame = JSON.parse(String(data)) as Frame;
       this.frames.push(frame);
