@@ -26,7 +26,8 @@
  *                              only from these origins (repeat for more; default: any origin)
  *   --require-user-token id    PLATFORM_REQUIRE_USER_TOKEN="id,…": browser joins of project id need a valid user token
  *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
- *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-connections-per-shard id:N
+ *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-unjoined-sockets-per-address N
+ *   --max-connections-per-shard id:N
  *                              (see SignalingLimits and SignalingProject in server.ts; the same PLATFORM_… names
  *                              in capitals with underscores)
  *
@@ -77,6 +78,7 @@ function parse() {
       'max-peer-messages-per-second': { type: 'string' },
       'max-shards-per-address-per-minute': { type: 'string' },
       'max-info-shards': { type: 'string' },
+      'max-unjoined-sockets-per-address': { type: 'string' },
       'max-connections-per-shard': { type: 'string', multiple: true },
       redis: { type: 'string' },
       'node-id': { type: 'string' },
@@ -172,6 +174,7 @@ for (const [flag, key] of [
   ['max-peer-messages-per-second', 'maxPeerMessagesPerSecond'],
   ['max-shards-per-address-per-minute', 'maxShardsPerAddressPerMinute'],
   ['max-info-shards', 'maxInfoShards'],
+  ['max-unjoined-sockets-per-address', 'maxUnjoinedSocketsPerAddress'],
 ] as const) {
   const value = number(values[flag] ?? env[`PLATFORM_${flag.toUpperCase().replaceAll('-', '_')}`], `--${flag}`);
   if (value !== undefined) Object.assign(limits, { [key]: value });

@@ -34,8 +34,6 @@ interface PeerEntry {
   queue: QueuedMessage[];
   /** Characters of {@link queue}. */
   queuedChars: number;
-  /** Characters this peer has waiting in other peers' queues (SENDER_QUEUE_CHARS). */
-  sentQueuedChars: number;
   // The socket's frame bucket and refusal allowance, in thousandths (as the control socket's).
   frameMilliTokens: number;
   refusalMilliTokens: number;
@@ -79,6 +77,33 @@ const TARGET_QUEUE_CHARS = 128 * 1024;
 const SENDER_QUEUE_CHARS = 256 * 1024;
 /** Characters waiting in one shard, over every destination. */
 const SHARD_QUEUE_CHARS = 1024 * 1024;
+/** Characters waiting on this node, over every shard: many shards' queues together stay bounded too. */
+const NODE_QUEUE_CHARS = 32 * 1024 * 1024;
+/**
+ * A frame costs one token of the socket's bucket plus one per this many
+ * characters: the rate bounds bytes as well as frames (a 64 K frame costs 65
+ * tokens, so a peer sends at most a few hundred KB a second), while offers
+ * and candidates (1–10 K) cost a few tokens each.
+ */
+const CHARS_PER_TOKEN = 1024;
+
+/**
+ * How long a socket the server closes may take to answer the close frame
+ * before it is terminated. ws waits 30 s; a client that does not read would
+ * hold its socket (and whatever it queued) that long, and sockets made to be
+ * refused (made-up peer ids) would pile up.
+ */
+export const CLOSE_LINGER_MS = 1_000;
+
+/** Closes `socket` with `code` and terminates it if the close is not done within {@link CLOSE_LINGER_MS}. */
+export function closeSoon(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === socket.CLOSED) return;
+  socket.close(code, reason);
+  // Only on the way out of a refused or abusive socket: one timer each, never per frame.
+  const timer = setTimeout(() => socket.terminate(), CLOSE_LINGER_MS);
+  timer.unref?.();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 /** The limits a {@link PeerSignaling} holds every peer socket to (the server's SignalingLimits). */
 export interface PeerSocketLimits {
@@ -107,6 +132,14 @@ export class PeerSignaling {
   readonly #log: (line: string) => void;
   /** Characters queued per scope (shard), for SHARD_QUEUE_CHARS; only shards with a queue are here. */
   readonly #shardQueued = new Map<string, number>();
+  /**
+   * Characters queued per sender peer id, for SENDER_QUEUE_CHARS: local and
+   * remote senders alike (a frame from another node names its sender too).
+   * Only senders with something queued are here.
+   */
+  readonly #senderQueued = new Map<string, number>();
+  /** Characters queued on this node, for NODE_QUEUE_CHARS. */
+  #nodeQueued = 0;
 
   /** `remote`: the route to other nodes; without it (one process) an unknown destination is answered EXPIRE at once. */
   constructor(remote: RemotePeerRoute | null, limits: PeerSocketLimits, log: (line: string) => void = () => {}) {
@@ -126,7 +159,6 @@ export class PeerSignaling {
       socket: null,
       queue: NO_MESSAGES,
       queuedChars: 0,
-      sentQueuedChars: 0,
       frameMilliTokens: this.#limits.maxMessagesPerSecond * 2000,
       refusalMilliTokens: this.#limits.maxRefusals * 1000,
       stamp: Math.floor(performance.now()),
@@ -194,16 +226,16 @@ export class PeerSignaling {
    * dropped; too many refusals close the socket (4029).
    */
   #onFrame(entry: PeerEntry, data: unknown, isBinary: boolean): void {
-    if (!this.#takeFrame(entry)) return this.#refuse(entry, 'over the frame rate');
     if (isBinary) return this.#refuse(entry, 'a binary frame');
     const text = String(data);
+    if (!this.#takeFrame(entry, 1 + Math.floor(text.length / CHARS_PER_TOKEN))) return this.#refuse(entry, 'over the frame rate');
     if (text.length > MAX_FRAME_CHARS) return this.#refuse(entry, 'a frame over the size limit');
     if (!jsonDepthWithin(text, this.#limits.maxJsonDepth)) return this.#refuse(entry, 'a frame nested too deep');
     this.#onMessage(entry, text);
   }
 
-  /** Takes a frame token (rate maxMessagesPerSecond, burst twice); false when the bucket is empty. */
-  #takeFrame(entry: PeerEntry): boolean {
+  /** Takes `cost` frame tokens (rate maxMessagesPerSecond, burst twice); false when the bucket has fewer. */
+  #takeFrame(entry: PeerEntry, cost: number): boolean {
     const rate = this.#limits.maxMessagesPerSecond;
     if (rate === Infinity) return true;
     // Whole ms and whole thousandths: small integers, which V8 keeps in the entry itself (no boxed number per peer).
@@ -213,11 +245,11 @@ export class PeerSignaling {
     // Rate r per second is r thousandths per ms; the refusal allowance refills at a tenth of its size per second.
     entry.refusalMilliTokens = Math.min(this.#limits.maxRefusals * 1000, entry.refusalMilliTokens + Math.floor(elapsed * (this.#limits.maxRefusals / 10)));
     const level = Math.min(rate * 2000, entry.frameMilliTokens + elapsed * rate);
-    if (level < 1000) {
+    if (level < cost * 1000) {
       entry.frameMilliTokens = level;
       return false;
     }
-    entry.frameMilliTokens = level - 1000;
+    entry.frameMilliTokens = level - cost * 1000;
     return true;
   }
 
@@ -229,7 +261,7 @@ export class PeerSignaling {
       return;
     }
     this.#log(`platform-kit: closing the peer socket of ${entry.peerId}: too many refused frames (last: ${what})`);
-    entry.socket?.close(CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
+    if (entry.socket) closeSoon(entry.socket, CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
   }
 
   /** Sends unless the socket's buffer is over the limit; such a socket (a peer that does not read) is terminated. */
@@ -248,21 +280,23 @@ export class PeerSignaling {
    */
   #enqueue(target: PeerEntry, message: string, src: string): boolean {
     const chars = message.length;
-    const sender = this.#peers.get(src);
+    const senderChars = this.#senderQueued.get(src) ?? 0;
     const shardChars = this.#shardQueued.get(target.scope) ?? 0;
     if (
       target.queue.length >= TARGET_QUEUE_MESSAGES ||
       target.queuedChars + chars > TARGET_QUEUE_CHARS ||
+      senderChars + chars > SENDER_QUEUE_CHARS ||
       shardChars + chars > SHARD_QUEUE_CHARS ||
-      (sender !== undefined && sender.sentQueuedChars + chars > SENDER_QUEUE_CHARS)
+      this.#nodeQueued + chars > NODE_QUEUE_CHARS
     ) {
       return false;
     }
     if (target.queue === NO_MESSAGES) target.queue = [];
     target.queue.push({ message, src, at: Date.now() });
     target.queuedChars += chars;
-    if (sender) sender.sentQueuedChars += chars;
+    this.#senderQueued.set(src, senderChars + chars);
     this.#shardQueued.set(target.scope, shardChars + chars);
+    this.#nodeQueued += chars;
     return true;
   }
 
@@ -270,9 +304,11 @@ export class PeerSignaling {
   #dropQueue(target: PeerEntry): void {
     if (target.queue.length === 0) return;
     for (const item of target.queue) {
-      const sender = this.#peers.get(item.src);
-      if (sender) sender.sentQueuedChars = Math.max(0, sender.sentQueuedChars - item.message.length);
+      const senderLeft = (this.#senderQueued.get(item.src) ?? 0) - item.message.length;
+      if (senderLeft > 0) this.#senderQueued.set(item.src, senderLeft);
+      else this.#senderQueued.delete(item.src);
     }
+    this.#nodeQueued -= target.queuedChars;
     const left = (this.#shardQueued.get(target.scope) ?? 0) - target.queuedChars;
     if (left > 0) this.#shardQueued.set(target.scope, left);
     else this.#shardQueued.delete(target.scope);
@@ -335,11 +371,13 @@ export class PeerSignaling {
     for (const entry of this.#peers.values()) entry.socket?.terminate();
     this.#peers.clear();
     this.#shardQueued.clear();
+    this.#senderQueued.clear();
+    this.#nodeQueued = 0;
   }
 
   #refuseSocket(socket: WebSocket, type: 'INVALID-KEY' | 'ID-TAKEN', msg: string): void {
     socket.send(JSON.stringify({ type, payload: { msg } }));
-    socket.close();
+    closeSoon(socket, 1000, type);
   }
 
   #onMessage(source: PeerEntry, text: string): void {

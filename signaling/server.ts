@@ -55,7 +55,7 @@ import {
   type WireLimits,
 } from '../protocol/signaling.js';
 import { randomId, readableShardName } from './names.js';
-import { PeerSignaling } from './peer-signaling.js';
+import { closeSoon, PeerSignaling } from './peer-signaling.js';
 import { ResumeTokens } from './resume-token.js';
 import type { CdnLimits, CdnTransform } from './services/cdn.js';
 import { deriveKey, PROJECT_ID_HEADER, sameSecret } from './services/http.js';
@@ -157,6 +157,14 @@ export interface SignalingLimits {
    * than the bytes it makes the server send.
    */
   readonly maxInfoShards: number;
+  /**
+   * Control sockets one client address may hold open before they join (or
+   * while their join is under way). Default 256; one more upgrade is answered
+   * HTTP 429 and never becomes a socket. 0 or Infinity: no limit. Sockets that
+   * never join close after `joinTimeoutMs`; this keeps one address from
+   * holding thousands of them meanwhile. Counted per node.
+   */
+  readonly maxUnjoinedSocketsPerAddress: number;
 }
 
 /** A served project, with the rules of who may join its shards. */
@@ -338,6 +346,12 @@ export interface SignalingMetrics {
   readonly invalidFrames: number;
   /** Joins refused by {@link SignalingLimits.maxJoinsPerAddressPerMinute}. */
   readonly joinsRateLimited: number;
+  /** Joins refused by {@link SignalingLimits.maxShardsPerAddressPerMinute}. */
+  readonly shardsRateLimited: number;
+  /** Sockets closed (4029) past {@link SignalingLimits.maxRefusals}. */
+  readonly disconnectedForRefusals: number;
+  /** Upgrades answered 429 by {@link SignalingLimits.maxUnjoinedSocketsPerAddress}. */
+  readonly upgradesRefused: number;
   readonly heapUsedBytes: number;
   readonly rssBytes: number;
 }
@@ -355,6 +369,7 @@ const DEFAULT_LIMITS: SignalingLimits = {
   maxPeerMessagesPerSecond: 200,
   maxShardsPerAddressPerMinute: 100,
   maxInfoShards: 100,
+  maxUnjoinedSocketsPerAddress: 256,
 };
 
 /** A client that drops this soon after its socket opened, having sent no event, keeps its place only {@link SHORT_VISIT_GRACE_MS}. */
@@ -405,6 +420,8 @@ class Connection {
   address = '';
   /** The upgrade's `Origin` header ('' without one), for projects with `allowedOrigins`. */
   origin = '';
+  /** Counted in its address's unjoined sockets (SignalingLimits.maxUnjoinedSocketsPerAddress) until it joins or closes. */
+  unjoinedCounted = false;
   /** Refusals left (thousandths, like the buckets) at {@link refusalStamp}: see SignalingLimits.maxRefusals. */
   refusalMilliTokens: number;
   refusalStamp: number;
@@ -616,6 +633,13 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     throw new PlatformError('INVALID_CONFIG', 'maxShardsPerAddressPerMinute is a whole number (0 or Infinity: no limit)');
   }
   const shardsLimited = shardsPerMinute > 0 && shardsPerMinute !== Infinity;
+  const maxUnjoined = limits.maxUnjoinedSocketsPerAddress;
+  if (!(maxUnjoined === Infinity || (Number.isInteger(maxUnjoined) && maxUnjoined >= 0))) {
+    throw new PlatformError('INVALID_CONFIG', 'maxUnjoinedSocketsPerAddress is a whole number (0 or Infinity: no limit)');
+  }
+  const unjoinedLimited = maxUnjoined > 0 && maxUnjoined !== Infinity;
+  /** Whether a socket's address is read at all (it costs a header parse per upgrade). */
+  const addressNeeded = joinLimited || shardsLimited || unjoinedLimited;
   for (const key of ['maxJsonDepth', 'maxRefusals', 'maxPeerMessagesPerSecond', 'maxInfoShards'] as const) {
     const value = limits[key];
     if (!(value === Infinity || (Number.isInteger(value) && value >= 1))) throw new PlatformError('INVALID_CONFIG', `${key} is a whole number of at least 1 (or Infinity)`);
@@ -669,6 +693,16 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   // Open control sockets: those not joined (yet) here, the joined ones in their hub's `locals`
   // (no second set of 10,000 entries), the count beside.
   const unjoined = new Set<Connection>();
+  /** Unjoined sockets per address (SignalingLimits.maxUnjoinedSocketsPerAddress); only addresses with one are here. */
+  const unjoinedByAddress = new Map<string, number>();
+  /** Takes the connection out of its address's unjoined count (it joined, or closed first). */
+  function releaseUnjoined(connection: Connection): void {
+    if (!connection.unjoinedCounted) return;
+    connection.unjoinedCounted = false;
+    const left = (unjoinedByAddress.get(connection.address) ?? 1) - 1;
+    if (left > 0) unjoinedByAddress.set(connection.address, left);
+    else unjoinedByAddress.delete(connection.address);
+  }
   let connectionCount = 0;
   function* liveConnections(): Generator<Connection> {
     yield* unjoined;
@@ -692,7 +726,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     },
     log,
   );
-  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0, joinsRateLimited: 0, shardsRateLimited: 0, disconnectedForRefusals: 0 };
+  const counters = { joins: 0, eventsIn: 0, deliveries: 0, errors: 0, invalidFrames: 0, joinsRateLimited: 0, shardsRateLimited: 0, disconnectedForRefusals: 0, upgradesRefused: 0 };
   // The join allowance of a store that keeps none (a custom store): this process's own.
   const localJoins = store.takeJoin ? null : new JoinLimiter();
 
@@ -857,7 +891,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     connection.refusalMilliTokens = level;
     counters.disconnectedForRefusals++;
     log(`platform-kit: closing ${connection.clientId || 'a socket'}: more than ${max} refused frames`);
-    connection.socket.close(CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
+    closeSoon(connection.socket, CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');
     return false;
   }
 
@@ -918,6 +952,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     }
     connection.attachedAt = ++presenceClock;
     unjoined.delete(connection);
+    releaseUnjoined(connection);
     hub.locals.set(connection.clientId, connection);
     return hub.key;
   }
@@ -1006,6 +1041,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   function onClose(connection: Connection): void {
     // Once per socket: ws emits `close` once.
     unjoined.delete(connection);
+    releaseUnjoined(connection);
     connectionCount--;
     if (connection.state !== 'joined') {
       if (connection.state !== 'offline') connection.state = 'closed';
@@ -1401,7 +1437,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   function refuse(connection: Connection, code: ErrorCode, message: string, id: number, closeCode: number = CLOSE_CODES.REFUSED): void {
     fail(connection, code, message, { id });
     connection.state = 'closed';
-    connection.socket.close(closeCode, code);
+    closeSoon(connection.socket, closeCode, code);
   }
 
   // ─── HTTP ─────────────────────────────────────────────────────────────────
@@ -1499,12 +1535,16 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   const peerServer = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024, perMessageDeflate: false, clientTracking: false });
 
   const decodeJoin = (encoded: string): string => decodeHandshakeJoin(encoded, limits.maxJsonDepth);
-  function onControlSocket(socket: ControlSocket, request: IncomingMessage): void {
+  function onControlSocket(socket: ControlSocket, request: IncomingMessage, address: string): void {
     const connection = new Connection(socket, clock(), limits);
     // From here on the socket's events reach onMessage and onClose (controlSocketClass).
     socket.connection = connection;
-    // Read now: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
-    if (joinLimited || shardsLimited) connection.address = clientAddress(request, trustProxy);
+    // Read at the upgrade: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
+    connection.address = address;
+    if (unjoinedLimited) {
+      connection.unjoinedCounted = true;
+      unjoinedByAddress.set(address, (unjoinedByAddress.get(address) ?? 0) + 1);
+    }
     const origin = request.headers.origin;
     if (typeof origin === 'string') connection.origin = origin;
     unjoined.add(connection);
@@ -1536,13 +1576,20 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
     // Origin-form (`/dispatch?…`) is what clients send; anything else goes through the URL parser.
     const pathname = !url.startsWith('/') ? new URL(url, 'http://server').pathname : query < 0 ? url : url.slice(0, query);
     if (pathname === CONTROL_PATH) {
+      const address = addressNeeded ? clientAddress(request, trustProxy) : '';
+      if (unjoinedLimited && (unjoinedByAddress.get(address) ?? 0) >= maxUnjoined) {
+        // Before any WebSocket is made: an address holding this many unjoined sockets gets no more.
+        counters.upgradesRefused++;
+        socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
       // Uncorked at the end of the turn: the 101 and a handshake join's `joined` leave in one write.
       corkStream(socket);
       controlServer.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', destroySocket); // ws listens from here on
         const control = ws as ControlSocket;
         try {
-          onControlSocket(control, request);
+          onControlSocket(control, request, address);
         } catch (error) {
           // The door's catch for the handshake join (the socket's own events have theirs).
           if (control.connection) threw(control.connection, error, 'handshake');
