@@ -26,7 +26,7 @@ export {
   type ValueSource,
 } from './remix-session.js';
 export type { ControlPosition, EditorAttributes, ValueOverrides } from '../protocol/link.js';
-export type { CallLimits } from '../protocol/rpc.js';
+export type { CallLimits } from '../protocol/call-budget.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { defineHostElements } from './elements.js';

@@ -39,7 +39,8 @@ import {
   type HostApi,
   type WelcomeMessage,
 } from '../protocol/link.js';
-import { createCallBudget, linkPort, type Caller, type CallBudget, type CallLimits, type Limited, type Refusal } from '../protocol/rpc.js';
+import { createCallBudget, type CallBudget, type CallLimits, type Limited } from '../protocol/call-budget.js';
+import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 
 /**
