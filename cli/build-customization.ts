@@ -24,6 +24,7 @@ import {
   parseFieldShape,
   parseVccType,
   PREDEFINED_SCOPES,
+  VCC_TYPES,
   type BuiltCustomization,
   type VccFieldDefinition,
   type VccScopeDefinition,
@@ -85,6 +86,11 @@ export interface CustomizationBuildResult {
   readonly customization: BuiltCustomization;
   /** Everything wrong in the files as they are now; empty when all are good. */
   readonly problems: readonly CustomizationProblem[];
+  /**
+   * What builds but is likely a mistake, e.g. a type name no control knows
+   * (`colour`): the file is used, and its field gets a raw JSON box in the editor.
+   */
+  readonly warnings: readonly CustomizationProblem[];
   /** True when this build wrote a generated file (false when their content was already current). */
   readonly wrote: boolean;
   /** The text of the generated `customization.js`. */
@@ -140,6 +146,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
 
   async function buildOnce(): Promise<CustomizationBuildResult> {
     const problems = new ProblemList();
+    const warnings = new ProblemList();
     const names = await listCustomizationFiles(customizationDir);
     const files = names.map((name) => ({ name, file: toPosix(relative(root, join(customizationDir, name))) }));
     const candidates = new Map<string, Candidate>();
@@ -148,7 +155,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     for (const { name, file } of files) {
       const text = await readCustomizationFile(join(customizationDir, name), file, problems, fingerprints);
       if (text === undefined) continue; // gone between readdir and read: treated as deleted
-      const checked = text === null ? null : checkFile(text, file, problems);
+      const checked = text === null ? null : checkFile(text, file, problems, warnings);
       if (checked) {
         candidates.set(file, { contribution: checked, fresh: true });
       } else {
@@ -184,6 +191,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     return {
       customization,
       problems: problems.list,
+      warnings: warnings.list,
       wrote: wroteModule || wroteTypes,
       moduleSource,
       typesSource,
@@ -303,7 +311,8 @@ async function readCustomizationFile(
 }
 
 /** Parses and checks one file; returns its contribution, or null when it has any problem (all reported). */
-function checkFile(text: string, file: string, problems: ProblemList): FileContribution | null {
+function checkFile(text: string, file: string, problems: ProblemList, warnings: ProblemList): FileContribution | null {
+  const warn = (path: string, reason: string): void => warnings.add({ file, path, reason });
   const parsed = parseJsonSource(text);
   if (!parsed.ok) {
     problems.add({
@@ -368,8 +377,9 @@ function checkFile(text: string, file: string, problems: ProblemList): FileContr
   for (const { scope, path, fields } of editor.typed) {
     const scopeValues = values.get(scope) ?? {};
     values.set(scope, scopeValues);
-    for (const { key, type } of fields) {
+    for (const { key, type, typePath } of fields) {
       if (type === undefined) continue;
+      warnUnknownTypes(type, typePath, warn);
       const value = Object.prototype.hasOwnProperty.call(scopeValues, key) ? scopeValues[key] : undefined;
       if (value === undefined) {
         scopeValues[key] = defaultValueOf(type);
@@ -392,10 +402,52 @@ function checkFile(text: string, file: string, problems: ProblemList): FileContr
 interface CheckedEditor {
   readonly definitions: VccScopeDefinition[];
   /** The parsed type of every field (undefined when its definition has a problem), by scope. */
-  readonly typed: { scope: string; path: string; fields: { key: string; type: VccType | undefined }[] }[];
+  readonly typed: { scope: string; path: string; fields: { key: string; type: VccType | undefined; typePath: string }[] }[];
 }
 
 type Report = (path: string, reason: string) => void;
+
+/** Warns of every type name no control knows in `type` (nested array items and object fields included). */
+function warnUnknownTypes(type: VccType, typePath: string, warn: Report): void {
+  switch (type.kind) {
+    case 'unknown': {
+      const near = nearestTypeName(type.name);
+      warn(typePath, `unknown type "${type.name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}`);
+      return;
+    }
+    case 'array':
+      return warnUnknownTypes(type.of, typePath, warn);
+    case 'object':
+      for (const field of type.fields) warnUnknownTypes(field.type, `${typePath} (field "${field.key}")`, warn);
+      return;
+    default:
+      return;
+  }
+}
+
+/** The known type name within two edits of `name`, if any: the likely typo. */
+function nearestTypeName(name: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const known of VCC_TYPES) {
+    const distance = editDistance(name.toLowerCase(), known);
+    if (distance < bestDistance) [best, bestDistance] = [known, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance, two rows. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
 
 function checkEditor(raw: PlainData | undefined, report: Report, declareScope: (scope: string, path: string) => boolean): CheckedEditor {
   const result: CheckedEditor = { definitions: [], typed: [] };
@@ -437,7 +489,11 @@ function checkEditor(raw: PlainData | undefined, report: Report, declareScope: (
     const checked = checkFieldList(fields, pointerJoin(path, 'fields'), report);
     if (!ok || typeof key !== 'string') return;
     seenScopes.add(key);
-    result.typed.push({ scope: key, path, fields: checked.map((field) => ({ key: field.definition.key, type: field.type })) });
+    result.typed.push({
+      scope: key,
+      path,
+      fields: checked.map((field) => ({ key: field.definition.key, type: field.type, typePath: field.typePath })),
+    });
     result.definitions.push({
       key,
       ...(typeof name === 'string' ? { name } : {}),
@@ -452,6 +508,8 @@ interface CheckedField {
   readonly definition: VccFieldDefinition;
   /** Undefined when the type or its options have a problem (reported). */
   readonly type: VccType | undefined;
+  /** Where the field's `type` is in its file. */
+  readonly typePath: string;
 }
 
 /** Checks a list of field definitions, reporting each problem at its own path. */
@@ -467,8 +525,9 @@ function checkFieldList(fields: readonly PlainData[], listPath: string, report: 
       return;
     }
     seenKeys.add(definition.key);
-    const type = checkType(definition.type, definition.typeOptions, pointerJoin(path, 'type'), pointerJoin(path, 'typeOptions'), report);
-    checked.push({ definition, type });
+    const typePath = pointerJoin(path, 'type');
+    const type = checkType(definition.type, definition.typeOptions, typePath, pointerJoin(path, 'typeOptions'), report);
+    checked.push({ definition, type, typePath });
   });
   return checked;
 }

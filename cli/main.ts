@@ -142,6 +142,8 @@ async function runWatch(options: BuilderOptions, io: CliIo, stop: AbortSignal | 
 
 function printProblems(result: CustomizationBuildResult, io: CliIo): void {
   for (const problem of result.problems) io.stderr(formatProblem(problem));
+  // Warnings build (exit 0) but are likely mistakes, such as a misspelled type name.
+  for (const warning of result.warnings) io.stderr(`warning: ${formatProblem(warning)}`);
 }
 
 function countProblems(result: CustomizationBuildResult): string {

@@ -30,6 +30,7 @@ import {
   type CustomizationBuildResult,
   type Env,
 } from './build-customization.js';
+import { VITE_HOT_ACCEPT } from './generate.js';
 import { DEFAULT_DEBOUNCE_MS, VERIFY_DELAY_MS } from './timing.js';
 
 /** The id a template imports to register its built customization. */
@@ -60,6 +61,8 @@ export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
   let latest: Promise<CustomizationBuildResult | undefined> | undefined;
   /** The problems last shown, so that buildStart of each environment does not show them again. */
   let shownProblems = '';
+  /** The warnings last shown (unknown type names…), likewise. */
+  let shownWarnings = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
   let verifyTimer: ReturnType<typeof setTimeout> | undefined;
   const stopTimers = (): void => {
@@ -97,6 +100,9 @@ export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
   };
 
   const logProblems = (result: CustomizationBuildResult, afterSave: boolean): void => {
+    const warnings = result.warnings.map(formatProblem).join('\n');
+    if (warnings !== '' && (afterSave || warnings !== shownWarnings)) logger?.warn(`[platform-kit] warnings in the customization files:\n${warnings}`, { timestamp: true });
+    shownWarnings = warnings;
     const text = result.problems.map(formatProblem).join('\n');
     if (text !== '' && (afterSave || text !== shownProblems)) {
       logger?.warn(`[platform-kit] problems in the customization files (the last good version of each is used):\n${text}`, {
@@ -191,7 +197,9 @@ export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
         for (const file of (await latest)?.sourceFiles ?? []) this.addWatchFile(file);
       }
       // Without a build (the output could not be written) the template still loads, with no values.
-      return source ?? `// platform-kit: the customization could not be built; see the Vite log\nexport const customization = undefined;\n`;
+      if (source === undefined) return `// platform-kit: the customization could not be built; see the Vite log\nexport const customization = undefined;\n`;
+      // Only what Vite serves accepts hot updates: the file on disk stays plain ES2017 for other bundlers.
+      return source + VITE_HOT_ACCEPT;
     },
 
     transformIndexHtml: {

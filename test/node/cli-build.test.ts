@@ -8,6 +8,8 @@ import {
   formatProblem,
   type CustomizationProblem,
 } from '../../cli/build-customization.js';
+import * as acorn from 'acorn';
+import { VITE_HOT_ACCEPT } from '../../cli/generate.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { makeTemplate, REPO_ROOT, type TempTemplate } from './cli-support.js';
 
@@ -77,7 +79,50 @@ describe('createCustomizationBuilder: building', () => {
     assert.match(moduleSource, /^import \{ defineCustomization \} from 'platform-kit\/guest';$/m);
     assert.match(moduleSource, /^export const customization = \{$/m);
     assert.match(moduleSource, /^defineCustomization\(customization\);$/m);
-    assert.match(moduleSource, /import\.meta\.hot\.accept\(\(m\) => \{\n\s+if \(m\) defineCustomization\(m\.customization\);/);
+    // Hot updates are the Vite plugin's to add (cli-vite.test.ts): nothing bundler-specific is written to disk.
+    assert.doesNotMatch(moduleSource, /import\.meta/);
+  });
+
+  it('writes plain ES2017 that every bundler parses (webpack 4, Rollup, esbuild, Vite): no import.meta, U+2028 and U+2029 escaped', async () => {
+    const t = await template();
+    // Line and paragraph separators are legal in JSON strings, but end an ES2017 string literal.
+    await t.write('card.json', { card: { title: 'one\u2028two\u2029three' }, '@@editor': [editor('card', [{ key: 'title', type: 'text' }])] });
+    const { moduleSource, customization } = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    const parse = (source: string): unknown => acorn.parse(source, { ecmaVersion: 2017, sourceType: 'module' });
+    parse(moduleSource);
+    // The checks can fail: what the module was before does not parse as ES2017.
+    assert.throws(() => parse(moduleSource + VITE_HOT_ACCEPT), /import\.meta|Cannot use keyword 'import'|Unexpected/);
+    assert.throws(() => parse(`export const s = "a\u2028b";`));
+    // And it still means the same values.
+    const json = moduleSource.slice(moduleSource.indexOf('= ') + 2, moduleSource.lastIndexOf(';\n\ndefineCustomization'));
+    assert.deepEqual(JSON.parse(json), customization);
+    assert.equal((customization.values['card'] as { title: string }).title, 'one\u2028two\u2029three');
+  });
+
+  it('warns, naming the file and field, of a type name no control knows (a typo such as colour), and still builds the file', async () => {
+    const t = await template();
+    await t.write('card.json', {
+      card: { tint: '#ff0000' },
+      '@@editor': [
+        editor('card', [
+          { key: 'tint', type: 'colour' },
+          { key: 'pics', type: 'array<imgae>' },
+          { key: 'fine', type: 'text' },
+        ]),
+      ],
+    });
+    const result = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual(result.problems, []);
+    assert.equal((result.customization.values['card'] as { tint: string }).tint, '#ff0000');
+    assert.deepEqual(
+      result.warnings.map((warning) => [warning.file, warning.path]),
+      [
+        ['.platform/customization/card.json', '/@@editor/0/fields/0/type'],
+        ['.platform/customization/card.json', '/@@editor/0/fields/1/type'],
+      ],
+    );
+    assert.match(result.warnings[0]!.reason, /unknown type "colour" \(did you mean "color"\?\)/);
+    assert.match(result.warnings[1]!.reason, /unknown type "imgae" \(did you mean "image"\?\)/);
   });
 
   it('generates a module that runs as ESM and registers the values with platform-kit/guest', async () => {
