@@ -9,6 +9,14 @@
  * its budget is unlinked, and its host page stays responsive.
  */
 import { PlatformError } from './errors.js';
+import type { Refusal } from './rpc.js';
+
+/**
+ * What a budget says of one allowed call's arguments: `null` (serve it), a
+ * {@link Refusal} (answer it with that error; the link stays), or what was
+ * exceeded (the byte rate: the link is cut).
+ */
+export type CallVerdict = null | Refusal | { readonly exceeded: string };
 
 /** Why the door stopped serving: the other side spent its {@link CallBudget}. */
 export interface Limited {
@@ -42,6 +50,8 @@ export interface CallBudget {
   takeCall(): boolean;
   /** Takes `bytes`: false when fewer are left (then none are taken). */
   takeBytes(bytes: number): boolean;
+  /** Measures one call's arguments (comlink's `argumentList`) and charges their bytes; see {@link CallVerdict}. */
+  chargeArguments(argumentList: readonly { readonly value?: unknown }[]): CallVerdict;
 }
 
 /** Checks `limits` (each a positive number or Infinity) and returns a budget that holds them, full. */
@@ -51,7 +61,17 @@ export function createCallBudget(limits: CallLimits): CallBudget {
   }
   const calls = tokenBucket(limits.maxCallsBurst, limits.maxCallsPerSecond);
   const bytes = tokenBucket(limits.maxBytesBurst, limits.maxBytesPerSecond);
-  return { limits: { ...limits }, takeCall: () => calls(1), takeBytes: bytes };
+  const maxCallBytes = limits.maxCallBytes;
+  const chargeArguments = (argumentList: readonly { readonly value?: unknown }[]): CallVerdict => {
+    const size = measureArguments(argumentList, maxCallBytes);
+    // Charged before anything is refused: a refused call still cost its bytes to receive.
+    if (!bytes(size === TOO_DEEP ? 0 : size)) return { exceeded: `more than ${limits.maxBytesPerSecond} bytes a second (a burst of ${limits.maxBytesBurst})` };
+    if (size === TOO_DEEP) return { code: 'INVALID_VALUE', message: `arguments nest deeper than ${MAX_MEASURED_DEPTH} levels` };
+    if (size > maxCallBytes) return { code: 'VALUE_TOO_LARGE', message: `the arguments of a call are over the limit of ${maxCallBytes} bytes` };
+    if (metNotPlain) return { code: 'INVALID_VALUE', message: 'arguments must be plain data (JSON values)' };
+    return null;
+  };
+  return { limits: { ...limits }, takeCall: () => calls(1), takeBytes: bytes, chargeArguments };
 }
 
 /** A token bucket of `size` refilled at `perSecond`: the function takes `amount` when there is that much. */
@@ -71,16 +91,11 @@ function tokenBucket(size: number, perSecond: number): (amount: number) => boole
 }
 
 /** Deepest nesting {@link measureArguments} walks (a value's own limit is 32 levels, plus the argument list and a path). */
-export const MAX_MEASURED_DEPTH = 40;
+const MAX_MEASURED_DEPTH = 40;
 /** What {@link measureArguments} returns for arguments that nest deeper than {@link MAX_MEASURED_DEPTH}. */
-export const TOO_DEEP = -1;
+const TOO_DEEP = -1;
 /** Set by a walk of {@link measureArguments} that met something other than plain data (a Map, a buffer, a Date…). */
 let metNotPlain = false;
-
-/** Whether the last {@link measureArguments} met something other than plain data (read right after it: one walk at a time). */
-export function measuredNotPlain(): boolean {
-  return metNotPlain;
-}
 
 /**
  * The size of a call's arguments (comlink's `[{type: 'RAW', value}]`), in
@@ -97,7 +112,7 @@ export function measuredNotPlain(): boolean {
  * items (a sparse array of length 2^32 ends at once), and nesting past
  * {@link MAX_MEASURED_DEPTH} returns {@link TOO_DEEP}. Plain data allocates nothing.
  */
-export function measureArguments(argumentList: readonly { readonly value?: unknown }[], budget: number): number {
+function measureArguments(argumentList: readonly { readonly value?: unknown }[], budget: number): number {
   metNotPlain = false;
   let total = 0;
   for (let i = 0; i < argumentList.length && total <= budget; i++) {

@@ -22,7 +22,8 @@
  * good and tells its owner (`onLimited`), which closes the port.
  */
 import { expose, type Endpoint } from 'comlink';
-import { MAX_MEASURED_DEPTH, measureArguments, measuredNotPlain, TOO_DEEP, type CallBudget, type Limited } from './call-budget.js';
+// Types only: the budget's code is the host's to bring (TemplateFrame), so a guest bundle carries none of it.
+import type { CallBudget, Limited } from './call-budget.js';
 import { deserializeError, PlatformError, serializeError, type SerializedError } from './errors.js';
 
 /** Result envelope of every served call. */
@@ -145,22 +146,10 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
       }
       if (isAllowedCall(data, allowSet)) {
         if (budget !== undefined) {
-          const maxCallBytes = budget.limits.maxCallBytes;
-          const size = measureArguments((data as { argumentList: readonly { readonly value?: unknown }[] }).argumentList, maxCallBytes);
-          if (!budget.takeBytes(size === TOO_DEEP ? 0 : size)) {
-            limit(data, `more than ${budget.limits.maxBytesPerSecond} bytes a second (a burst of ${budget.limits.maxBytesBurst})`);
-            return;
-          }
-          if (size === TOO_DEEP) {
-            refuse(data, { code: 'INVALID_VALUE', message: `arguments nest deeper than ${MAX_MEASURED_DEPTH} levels` });
-            return;
-          }
-          if (size > maxCallBytes) {
-            refuse(data, { code: 'VALUE_TOO_LARGE', message: `the arguments of a call are over the limit of ${maxCallBytes} bytes` });
-            return;
-          }
-          if (measuredNotPlain()) {
-            refuse(data, { code: 'INVALID_VALUE', message: 'arguments must be plain data (JSON values)' });
+          const verdict = budget.chargeArguments((data as { argumentList: readonly { readonly value?: unknown }[] }).argumentList);
+          if (verdict !== null) {
+            if ('exceeded' in verdict) limit(data, verdict.exceeded);
+            else refuse(data, verdict);
             return;
           }
         }
