@@ -36,7 +36,7 @@ async function startCluster(count: number): Promise<Cluster> {
   const redis = await RedisProcess.start();
   // Every client comes from 127.0.0.1: the join limit per address stays on (each join pays for
   // its check in Redis) with a burst above the bench's joins.
-  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => NodeProcess.start(redis.url, `b${i + 1}`, ['--max-events-per-second', '100000', '--max-joins-per-address-per-minute', '1000000'])));
+  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => NodeProcess.start(redis.url, `b${i + 1}`, ['--max-events-per-second', '100000', '--max-joins-per-address-per-minute', '1000000', '--max-shards-per-address-per-minute', '1000000', '--max-unjoined-sockets-per-address', '100000'])));
   return { redis, nodes };
 }
 async function stopCluster(cluster: Cluster): Promise<void> {
