@@ -1,0 +1,40 @@
+/**
+ * `emit`: an event to relay to the shard (or to the members it names). The
+ * hot path: the door hands the frame's text on, the relayed frame is spliced
+ * from it (protocol/signaling.ts `relayedEventFrame`) and published once;
+ * the store delivers it to every node's hub (relay.ts). Nothing is allocated
+ * here but that frame and the store's message.
+ */
+import { utf8Length } from '../../../protocol/data.js';
+import { relayedEventFrame, type EmitMessage } from '../../../protocol/signaling.js';
+import type { Connection } from '../connection.js';
+import type { ServerContext } from '../context.js';
+import { take } from '../rate-buckets.js';
+import { fail } from '../refusals.js';
+import { saveBuckets } from '../session.js';
+
+/** Checks an event (joined, new seq, event rate, payload size) and publishes it to the shard. `text` may be '' (then serialized anew). */
+export function onEmit(ctx: ServerContext, connection: Connection, message: EmitMessage, text: string, bytes: number, now: number): void {
+  const seq = message.seq;
+  if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { seq });
+  if (message.re !== true) {
+    // A resend after a reconnection: already relayed once.
+    if (seq <= connection.lastSeq) return;
+    connection.lastSeq = seq;
+  }
+  // Otherwise an event a dead data channel did not deliver, resent to its one receiver: it went
+  // by the mesh, so lastSeq says nothing about it, and the receiver drops it if it had it.
+  ctx.counters.eventsIn++;
+  const limits = ctx.limits;
+  if (!take(connection, 'event', limits.maxEventsPerSecond, now)) {
+    saveBuckets(ctx, connection, now);
+    return fail(ctx, connection, 'RATE_LIMITED', `more than ${limits.maxEventsPerSecond} events per second`, { seq });
+  }
+  if (bytes > limits.maxPayloadBytes) {
+    const size = utf8Length(JSON.stringify(message.payload));
+    if (size > limits.maxPayloadBytes) return fail(ctx, connection, 'PAYLOAD_TOO_LARGE', `payload is ${size} bytes, over ${limits.maxPayloadBytes}`, { seq });
+  }
+  // Spliced from the sender's text when safe: the payload is not serialized again.
+  const frame = relayedEventFrame(text, message, connection.clientId, connection.userId);
+  ctx.store.publish(connection.projectId, connection.shardName, { kind: 'event', from: connection.clientId, to: message.to ?? null, frame });
+}

@@ -1,0 +1,45 @@
+/**
+ * `info`: the project's shards and how full they are, bounded and paid for:
+ * at most SignalingLimits.maxInfoShards of them, and a message token per
+ * {@link INFO_BYTES_PER_TOKEN} bytes of the answer, so 30 bytes in never buy
+ * 100 KB out for free.
+ */
+import type { InfoRequest, ServerMessage, ShardInfo } from '../../../protocol/signaling.js';
+import type { Connection } from '../connection.js';
+import type { ServerContext } from '../context.js';
+import { writable } from '../outbox.js';
+import { clock, levelAt } from '../rate-buckets.js';
+import { storeFailed } from '../refusals.js';
+
+/** One message token per this many bytes of an `info` answer (SignalingLimits.maxInfoShards). */
+const INFO_BYTES_PER_TOKEN = 4096;
+
+/** The emptiest shard first (most room left for the default capacity), then by name: a stable order for a bounded `info`. */
+const byRoomLeft = (a: ShardInfo, b: ShardInfo): number =>
+  a.numConnectedClients - b.numConnectedClients || (a.shardName < b.shardName ? -1 : a.shardName > b.shardName ? 1 : 0);
+
+/** Asks the store for the project's shards and answers with them. */
+export function onInfo(ctx: ServerContext, connection: Connection, message: InfoRequest): void {
+  void ctx.store.shards(connection.projectId).then(
+    (shards) => sendInfo(ctx, connection, message.id, shards),
+    (error: unknown) => storeFailed(ctx, connection, message.id, error),
+  );
+}
+
+/**
+ * Answers `info` with at most {@link SignalingLimits.maxInfoShards} shards,
+ * the emptiest first, and charges the client a message token per
+ * {@link INFO_BYTES_PER_TOKEN} bytes of the answer.
+ */
+function sendInfo(ctx: ServerContext, connection: Connection, id: number, all: readonly ShardInfo[]): void {
+  const max = ctx.limits.maxInfoShards;
+  const shards = all.length <= max ? all : [...all].sort(byRoomLeft).slice(0, max);
+  const text = JSON.stringify({ type: 'info', id, shards } satisfies ServerMessage);
+  const extra = Math.floor(text.length / INFO_BYTES_PER_TOKEN);
+  if (extra > 0) {
+    const now = clock();
+    connection.messageMilliTokens = Math.max(0, levelAt(connection, 'message', ctx.limits.maxMessagesPerSecond, now) - extra * 1000);
+    connection.messageStamp = now;
+  }
+  if (writable(ctx, connection)) connection.socket.send(text);
+}

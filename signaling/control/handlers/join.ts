@@ -1,0 +1,96 @@
+/**
+ * `join` (a frame, or the join offered in the handshake): admission
+ * (join-admission.ts), placement or resume (placement.ts), then the member
+ * enters its shard's hub on this node (relay.ts), is answered `joined` (its
+ * ids, resume token, peer credentials, the members, the limits, the server's
+ * clock) and announced to the others (presence.ts).
+ */
+import { isPlatformError, type ErrorCode } from '../../../protocol/errors.js';
+import { preciseNow, type JoinedMessage, type JoinMessage, type MemberWire } from '../../../protocol/signaling.js';
+import type { MemberRecord } from '../../store/store.js';
+import type { Connection } from '../connection.js';
+import type { ServerContext } from '../context.js';
+import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join-admission.js';
+import { send } from '../outbox.js';
+import { placeNew, resume } from '../placement.js';
+import { publishPresence, toWire } from '../presence.js';
+import { fail, refuse } from '../refusals.js';
+import { attach, detach } from '../relay.js';
+import { finalize } from '../session.js';
+
+/** Handles a join; a failure of the store or of the server itself is answered, never thrown. */
+export function onJoinFrame(ctx: ServerContext, connection: Connection, message: JoinMessage): void {
+  void onJoin(ctx, connection, message).catch((error: unknown) => {
+    ctx.log(`platform-kit: join failed: ${String(error)}`);
+    if (connection.state === 'joining') connection.state = 'new';
+    // UNAVAILABLE (Redis out of reach) tells the client to retry; anything else is a bug here.
+    const code: ErrorCode = isPlatformError(error) && error.code === 'UNAVAILABLE' ? 'UNAVAILABLE' : 'INTERNAL';
+    fail(ctx, connection, code, code === 'UNAVAILABLE' ? 'the server cannot reach its state store; retry shortly' : 'join failed', { id: message.id });
+  });
+}
+
+async function onJoin(ctx: ServerContext, connection: Connection, message: JoinMessage): Promise<void> {
+  const id = message.id;
+  const checked = checkJoin(ctx, connection, message);
+  if (checked === null) return;
+  connection.state = 'joining';
+  connection.version = message.v;
+  connection.projectId = message.projectId;
+  connection.kind = message.kind;
+  connection.maxConnectionsPerShard = checked.maxConnectionsPerShard;
+  // Counted on every node at once (the store's allowance); 'joining' already refuses a second join meanwhile.
+  if (ctx.settings.joinLimited && !(await admitJoin(ctx, connection))) {
+    ctx.counters.joinsRateLimited++;
+    const perMinute = ctx.limits.maxJoinsPerAddressPerMinute;
+    return refuse(ctx, connection, 'RATE_LIMITED', `more than ${perMinute} joins per minute from this address; retry later`, id);
+  }
+  const identity = await verifyJoinUser(ctx, connection, message, checked.project);
+  if (identity === null) return;
+
+  const resumed = message.resume ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : null;
+  if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
+  const members = resumed ?? (await placeNew(ctx, connection, message, identity.userId, checked.userInfo));
+  if (members === null) return;
+  if (connection.socket.readyState !== connection.socket.OPEN) {
+    // Closed while joining: nobody will ever resume this one.
+    connection.state = 'joined';
+    detach(ctx, connection);
+    return void finalize(ctx, connection, false);
+  }
+  ctx.counters.joins++;
+  connection.state = 'joined';
+  // The hub's key is the peer's scope: one string per shard, not one per client.
+  const scope = attach(ctx, connection);
+  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
+  answerJoined(ctx, connection, id, members, resumed !== null, identity);
+}
+
+/** Answers `joined` and announces the new member to the others. */
+function answerJoined(ctx: ServerContext, connection: Connection, id: number, members: readonly MemberRecord[], resumed: boolean, identity: JoinIdentity): void {
+  // One pass: the wire list (online members and this one) and this client's own record.
+  let self: MemberRecord | undefined;
+  const list: MemberWire[] = [];
+  for (const member of members) {
+    const own = member.clientId === connection.clientId;
+    if (own) self = member;
+    if (own || member.online) list.push(toWire(member));
+  }
+  const joined: JoinedMessage = {
+    type: 'joined',
+    id,
+    clientId: connection.clientId,
+    shardName: connection.shardName,
+    resumeToken: ctx.running().resumeTokens.issue(ctx.bootId, connection.projectId, connection.shardName, connection.clientId),
+    resumed,
+    lastSeq: connection.lastSeq,
+    peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
+    members: list,
+    limits: ctx.settings.wireLimits,
+    userId: connection.userId,
+    identifyError: identity.identifyError,
+    s: preciseNow(),
+  };
+  send(ctx, connection, joined);
+  // toWire leaves `online` out: the record as stored (online) is what the others see.
+  if (self) publishPresence(ctx, connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);
+}

@@ -1,0 +1,16 @@
+/**
+ * `leave`: the client goes for good. Answered, then the socket closes; the
+ * close (session.ts) removes the member at once instead of keeping its place
+ * for the grace period.
+ */
+import type { LeaveMessage } from '../../../protocol/signaling.js';
+import type { Connection } from '../connection.js';
+import type { ServerContext } from '../context.js';
+import { send } from '../outbox.js';
+
+/** Answers `ok` and closes the socket (1000, 'left'), marked as leaving. */
+export function onLeave(ctx: ServerContext, connection: Connection, message: LeaveMessage): void {
+  connection.leaving = true;
+  send(ctx, connection, { type: 'ok', id: message.id });
+  connection.socket.close(1000, 'left');
+}

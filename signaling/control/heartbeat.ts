@@ -1,0 +1,32 @@
+/**
+ * The heartbeat: one sweep for every socket of the server (no timer per
+ * socket), every SignalingServerOptions.heartbeatIntervalMs. A control socket
+ * that has not joined within joinTimeoutMs is closed (4008); one silent for
+ * two intervals (no pong, no frame) is terminated and its presence follows;
+ * the others are pinged. The PeerJS sockets are swept in the same pass.
+ */
+import { CLOSE_CODES } from '../../protocol/signaling.js';
+import { liveConnections, type ServerContext } from './context.js';
+import { clock } from './rate-buckets.js';
+
+/** Starts the sweep (unref'd: it never keeps the process alive); clearInterval stops it. */
+export function startHeartbeat(ctx: ServerContext): ReturnType<typeof setInterval> {
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    const since = clock();
+    for (const connection of liveConnections(ctx)) {
+      if (connection.state === 'new' && since - connection.openedAt > ctx.settings.joinTimeoutMs) {
+        connection.socket.close(CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');
+      } else if (!connection.alive) {
+        // Two intervals without a pong or a frame: the socket is dead (or the network is); presence follows.
+        connection.socket.terminate();
+      } else {
+        connection.alive = false;
+        connection.socket.ping();
+      }
+    }
+    ctx.peers.sweep(now);
+  }, ctx.settings.heartbeatIntervalMs);
+  sweep.unref();
+  return sweep;
+}

@@ -1,0 +1,164 @@
+/**
+ * Placement: where an admitted join goes. A fresh join gets a new client id
+ * and a member record in the shard it named, or (without a name) in one with
+ * room, within the shard's capacity and the project's shard count; a join
+ * that opens a shard pays for it from its address's allowance
+ * (SignalingLimits.maxShardsPerAddressPerMinute). A resume takes back an
+ * earlier id and place, from this node, another node, or a restart.
+ */
+import type { ErrorCode } from '../../protocol/errors.js';
+import type { EventPayload, JoinMessage } from '../../protocol/signaling.js';
+import { randomId, readableShardName } from '../names.js';
+import type { MemberRecord, ShardStore } from '../store/store.js';
+import type { Connection } from './connection.js';
+import { memberKey, shardKey, type ServerContext } from './context.js';
+import { publishPresence } from './presence.js';
+import { clock, restoreBuckets } from './rate-buckets.js';
+import { fail } from './refusals.js';
+import { detach } from './relay.js';
+
+/**
+ * Places a fresh member: a new client id (and peer id) in the shard the join
+ * names, or in one with room. Returns the shard's members, or null once the
+ * join was refused (answered; the connection is 'new' again).
+ */
+export async function placeNew(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
+  const id = message.id;
+  connection.clientId = randomId();
+  connection.userId = userId;
+  issuePeerId(connection);
+  const outcome = await joinStore(ctx, connection, message.shardName, userInfo);
+  if (!outcome.ok) {
+    connection.state = 'new';
+    const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
+    fail(ctx, connection, code, code === 'SHARD_FULL' ? `shard "${message.shardName ?? ''}" is full` : 'the project has too many shards', { id });
+    return null;
+  }
+  // Alone in it: this join opened the shard, and pays for it from its address's allowance.
+  if (ctx.settings.shardsLimited && outcome.members.length === 1 && !(await admitNewShard(ctx, connection))) {
+    await ctx.store.leave(connection.projectId, outcome.shardName, connection.clientId).catch(ctx.storeError);
+    fallback(connection);
+    ctx.counters.shardsRateLimited++;
+    connection.state = 'new';
+    const perMinute = ctx.limits.maxShardsPerAddressPerMinute;
+    fail(ctx, connection, 'RATE_LIMITED', `more than ${perMinute} new shards per minute from this address; join an existing shard or retry later`, { id });
+    return null;
+  }
+  connection.shardName = outcome.shardName;
+  return outcome.members;
+}
+
+/**
+ * Takes one new shard from the connection's address allowance
+ * (SignalingLimits.maxShardsPerAddressPerMinute), counted like joins and in
+ * the same place (the store's GCRA under its own key), so it holds across nodes.
+ */
+async function admitNewShard(ctx: ServerContext, connection: Connection): Promise<boolean> {
+  const key = `shard ${connection.address}`;
+  const perMinute = ctx.limits.maxShardsPerAddressPerMinute;
+  try {
+    return ctx.localJoins ? ctx.localJoins.take(key, perMinute) : await ctx.store.takeJoin!(key, perMinute);
+  } catch {
+    return true; // fails open with the join limit, for the same reason (join-admission.ts admitJoin)
+  }
+}
+
+/** A browser client's peer id and the token that registers it (backend clients have none). */
+function issuePeerId(connection: Connection): void {
+  if (connection.kind !== 'browser') return;
+  connection.peerId = randomId(true);
+  connection.peerToken = randomId();
+}
+
+/** Places the connection's member in `shardName` (or, without one, in a shard with room) within its limits. */
+function joinStore(ctx: ServerContext, connection: Connection, shardName: string | undefined, userInfo: EventPayload): ReturnType<ShardStore['join']> {
+  return ctx.store.join({
+    projectId: connection.projectId,
+    shardName,
+    maxConnectionsPerShard: connection.maxConnectionsPerShard,
+    maxShards: ctx.limits.maxShardsPerProject,
+    member: memberRecord(connection, userInfo),
+    newShardName: readableShardName,
+  });
+}
+
+function memberRecord(connection: Connection, userInfo: EventPayload): MemberRecord {
+  return {
+    clientId: connection.clientId,
+    userInfo,
+    userId: connection.userId,
+    connectedAt: Date.now(),
+    peerId: connection.peerId,
+    kind: connection.kind,
+    online: true,
+  };
+}
+
+/** Takes back an earlier client id and place; returns the shard's members, or null for a fresh join. */
+export async function resume(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
+  const { clientId, resumeToken } = message.resume!;
+  const checked = ctx.running().resumeTokens.check(resumeToken, message.projectId, clientId);
+  if (!checked) return null; // forged or from another secret: a fresh join, never someone else's id
+  const existing = await ctx.store.member(message.projectId, checked.shardName, clientId);
+  connection.clientId = clientId;
+  connection.shardName = checked.shardName;
+  if (existing) {
+    // Within the grace period, or the old socket is half open and not noticed yet: take over from it.
+    const key = memberKey(connection);
+    const previous = ctx.offline.get(key) ?? ctx.hubs.get(shardKey(connection.projectId, connection.shardName))?.locals.get(clientId);
+    if (previous && previous !== connection) {
+      takeOver(ctx, connection, previous, key);
+    } else if (!previous) {
+      // From another node (or after kill -9 of it): the buckets saved with the session.
+      if (existing.rateBuckets) restoreBuckets(connection, existing.rateBuckets, ctx.limits, clock());
+      // Held by another node (Redis): a fresh peer id, and the receivers' duplicate check covers resent events.
+      issuePeerId(connection);
+      // That node may still hold a half-open socket of this client: it drops it (no presence, no store change).
+      if (ctx.nodeId !== null) ctx.store.publish(message.projectId, checked.shardName, { kind: 'takeover', clientId, node: ctx.nodeId });
+    }
+    connection.userId = userId ?? existing.userId;
+    const member = await ctx.store.update(message.projectId, checked.shardName, clientId, {
+      online: true,
+      userId: connection.userId,
+      ...(message.userInfo ? { userInfo } : {}),
+      ...(connection.peerId !== existing.peerId ? { peerId: connection.peerId } : {}),
+    });
+    return member ? ctx.store.members(message.projectId, checked.shardName) : fallback(connection);
+  }
+  if (checked.bootId === ctx.bootId) return fallback(connection); // the grace period ran out: a new id
+  // The server restarted and lost its state: the client takes its old id and shard back if there is room.
+  connection.userId = userId;
+  issuePeerId(connection);
+  const outcome = await joinStore(ctx, connection, checked.shardName, userInfo);
+  return outcome.ok ? outcome.members : fallback(connection);
+}
+
+/** The new socket of a client takes over from its previous one on this node: its session, seq and buckets. */
+function takeOver(ctx: ServerContext, connection: Connection, previous: Connection, key: string): void {
+  clearTimeout(previous.graceTimer);
+  ctx.offline.delete(key);
+  if (previous.state === 'joined') {
+    detach(ctx, previous);
+    publishPresence(ctx, previous, { type: 'presence', op: 'remove', clientId: previous.clientId }, previous.clientId);
+  }
+  previous.state = 'closed';
+  previous.socket.terminate();
+  connection.lastSeq = previous.lastSeq;
+  connection.peerId = previous.peerId;
+  connection.peerToken = previous.peerToken;
+  // Its buckets as they stand (one clock in this process): a reconnection never refills them.
+  connection.eventMilliTokens = previous.eventMilliTokens;
+  connection.eventStamp = previous.eventStamp;
+  connection.messageMilliTokens = previous.messageMilliTokens;
+  connection.messageStamp = previous.messageStamp;
+}
+
+/** Undoes a placement that did not happen: the connection holds no id or place. Returns null (a fresh join). */
+export function fallback(connection: Connection): null {
+  connection.clientId = '';
+  connection.shardName = '';
+  connection.peerId = null;
+  connection.peerToken = '';
+  connection.lastSeq = 0;
+  return null;
+}
