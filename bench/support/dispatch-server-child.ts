@@ -17,7 +17,7 @@ async function start(): Promise<number> {
       // join pays for its check, with a burst above the bench's 10,000 joins. (Spreading the
       // clients over 127.0.0.x instead makes the bench's own bind() calls crawl once tens of
       // thousands of its earlier sockets sit in TIME_WAIT: one turn fell to 369 joins/s.)
-      limits: { maxEventsPerSecond: 100_000, maxMessagesPerSecond: 100_000, maxJoinsPerAddressPerMinute: 1_000_000 },
+      limits: { maxEventsPerSecond: 100_000, maxMessagesPerSecond: 100_000, maxJoinsPerAddressPerMinute: 1_000_000, maxShardsPerAddressPerMinute: 1_000_000 },
     });
     await server.ready;
     return Number(new URL(server.url).port);
