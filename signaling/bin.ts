@@ -28,7 +28,7 @@
  *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
  *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-unjoined-sockets-per-address N
  *   --max-connections-per-shard id:N
- *                              (see SignalingLimits and SignalingProject in server.ts; the same PLATFORM_… names
+ *                              (see SignalingLimits and SignalingProject in server-options.ts; the same PLATFORM_… names
  *                              in capitals with underscores)
  *
  * Many nodes (scale-out; every node gets the same --redis and --secret-key):

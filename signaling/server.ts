@@ -16,6 +16,17 @@
  * A factory: nothing listens until {@link createSignalingServer} is called.
  * Shard state goes through a {@link ShardStore} (memory by default), so the
  * server logic stays the same when state moves to Redis.
+ *
+ * This file only assembles the parts, one concept per file:
+ * - server-options.ts (the public option types), server-settings.ts (their
+ *   defaults and checks), http-routes.ts, upgrade.ts (the WebSocket upgrades);
+ * - control/: the control socket. door.ts checks every frame and routes it to
+ *   one handler per frame type (handlers/join.ts, emit.ts, ping.ts…), behind
+ *   one catch; join-admission.ts and placement.ts (who may join, and where),
+ *   relay.ts (the shards on this node and their fan-out), presence.ts,
+ *   outbox.ts (every write, corked per turn), session.ts (the grace period),
+ *   heartbeat.ts, rate-buckets.ts, connection.ts (the per-socket state);
+ *   they share one context.ts {@link ServerContext} per server.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -38,6 +49,7 @@ import { createRedisStore } from './store/redis-store.js';
 import type { ShardStore } from './store/store.js';
 import { upgradeListener } from './upgrade.js';
 
+// The option types are defined in server-options.ts; importers of this file (index.ts, bin.ts) find them here too.
 export type {
   SignalingLimits,
   SignalingMetrics,

@@ -2,7 +2,7 @@
  * The platform services of the signaling server, as plain node:http routes:
  * identity tokens, the keystore (secrets and signed URLs) and the project CDN.
  * `createServicesRouter()` gives a `handle(req, res)` that createSignalingServer
- * (server.ts) mounts beside its own routes (it answers `false` for a route
+ * (server.ts) mounts beside its own routes (http-routes.ts) (it answers `false` for a route
  * that is not its own); its token issuer is the one the signaling server
  * verifies `connect({ authorization })` and `identify()` tokens with.
  *

@@ -78,7 +78,7 @@ export function createMemoryStore(): ShardStore {
     if (request.shardName !== undefined) {
       let shard = project.shards.get(request.shardName);
       if (shard) {
-        // Each joiner's own capacity, not the first joiner's: nobody can make a named shard full for others (server.ts SignalingProject).
+        // Each joiner's own capacity, not the first joiner's: nobody can make a named shard full for others (server-options.ts SignalingProject).
         if (shard.members.size >= capacity) return { ok: false, reason: 'SHARD_FULL' };
       } else {
         if (project.shards.size >= request.maxShards) return { ok: false, reason: 'TOO_MANY_SHARDS' };

@@ -20,7 +20,7 @@ import type { EventPayload, MemberWire, ShardInfo } from '../../protocol/signali
 
 /**
  * A client's rate-limit buckets as last saved (see SignalingLimits in
- * server.ts): they travel with its session, so a client that resumes on any
+ * server-options.ts): they travel with its session, so a client that resumes on any
  * node continues from them instead of a full bucket. Levels are in thousandths
  * of a token; the receiving node adds what its refill rate gives for the time
  * since `savedAtMs` and caps at its own bucket size.
