@@ -32,8 +32,6 @@ interface PeerEntry {
   socket: WebSocket | null;
   /** Messages that arrived before the destination's socket opened; {@link NO_MESSAGES} (shared) while none. */
   queue: QueuedMessage[];
-  /** Characters of {@link queue}. */
-  queuedChars: number;
   // The socket's frame bucket and refusal allowance, in thousandths (as the control socket's).
   frameMilliTokens: number;
   refusalMilliTokens: number;
@@ -54,6 +52,17 @@ interface QueuedMessage {
  */
 const NO_MESSAGES: QueuedMessage[] = [];
 Object.freeze(NO_MESSAGES);
+
+/**
+ * Characters waiting for `target`: summed when a message is queued or the
+ * queue goes (at most TARGET_QUEUE_MESSAGES items), rather than kept in a
+ * field of every registered peer, nearly all of which never queue anything.
+ */
+function queuedChars(target: PeerEntry): number {
+  let chars = 0;
+  for (const item of target.queue) chars += item.message.length;
+  return chars;
+}
 
 const FORWARDED = new Set(['OFFER', 'ANSWER', 'CANDIDATE', 'LEAVE', 'EXPIRE']);
 /** How long a message waits for its destination's socket (the `peer` package's expire_timeout). */
@@ -158,7 +167,6 @@ export class PeerSignaling {
       scope,
       socket: null,
       queue: NO_MESSAGES,
-      queuedChars: 0,
       frameMilliTokens: this.#limits.maxMessagesPerSecond * 2000,
       refusalMilliTokens: this.#limits.maxRefusals * 1000,
       stamp: Math.floor(performance.now()),
@@ -284,7 +292,7 @@ export class PeerSignaling {
     const shardChars = this.#shardQueued.get(target.scope) ?? 0;
     if (
       target.queue.length >= TARGET_QUEUE_MESSAGES ||
-      target.queuedChars + chars > TARGET_QUEUE_CHARS ||
+      queuedChars(target) + chars > TARGET_QUEUE_CHARS ||
       senderChars + chars > SENDER_QUEUE_CHARS ||
       shardChars + chars > SHARD_QUEUE_CHARS ||
       this.#nodeQueued + chars > NODE_QUEUE_CHARS
@@ -293,7 +301,6 @@ export class PeerSignaling {
     }
     if (target.queue === NO_MESSAGES) target.queue = [];
     target.queue.push({ message, src, at: Date.now() });
-    target.queuedChars += chars;
     this.#senderQueued.set(src, senderChars + chars);
     this.#shardQueued.set(target.scope, shardChars + chars);
     this.#nodeQueued += chars;
@@ -308,12 +315,12 @@ export class PeerSignaling {
       if (senderLeft > 0) this.#senderQueued.set(item.src, senderLeft);
       else this.#senderQueued.delete(item.src);
     }
-    this.#nodeQueued -= target.queuedChars;
-    const left = (this.#shardQueued.get(target.scope) ?? 0) - target.queuedChars;
+    const chars = queuedChars(target);
+    this.#nodeQueued -= chars;
+    const left = (this.#shardQueued.get(target.scope) ?? 0) - chars;
     if (left > 0) this.#shardQueued.set(target.scope, left);
     else this.#shardQueued.delete(target.scope);
     target.queue = NO_MESSAGES;
-    target.queuedChars = 0;
   }
 
   /** Tells `source` that `dst` is unavailable (peerjs reports peer-unavailable; the pair relays). */

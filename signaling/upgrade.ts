@@ -110,10 +110,8 @@ function onControlSocket(ctx: ServerContext, targets: Targets, socket: ControlSo
   socket.connection = connection;
   // Read at the upgrade: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
   connection.address = address;
-  if (ctx.settings.unjoinedLimited) {
-    connection.unjoinedCounted = true;
-    ctx.unjoinedByAddress.set(address, (ctx.unjoinedByAddress.get(address) ?? 0) + 1);
-  }
+  // Counted while it is in ctx.unjoined (added just below): leaveUnjoined takes it out of both.
+  if (ctx.settings.unjoinedLimited) ctx.unjoinedByAddress.set(address, (ctx.unjoinedByAddress.get(address) ?? 0) + 1);
   const origin = request.headers.origin;
   if (typeof origin === 'string') connection.origin = origin;
   ctx.unjoined.add(connection);

@@ -48,11 +48,12 @@ export class Connection {
   address = '';
   /** The upgrade's `Origin` header ('' without one), for projects with `allowedOrigins`. */
   origin = '';
-  /** Counted in its address's unjoined sockets (SignalingLimits.maxUnjoinedSocketsPerAddress) until it joins or closes. */
-  unjoinedCounted = false;
-  /** Refusals left (thousandths, like the buckets) at {@link refusalStamp}: see SignalingLimits.maxRefusals. */
-  refusalMilliTokens: number;
-  refusalStamp: number;
+  /**
+   * The refusal allowance (SignalingLimits.maxRefusals) as one GCRA time, in
+   * {@link clock} ms: when the allowance would be whole again. One small
+   * integer, where a level and its stamp would be two fields per socket.
+   */
+  refusalsDueAt = 0;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly socket: ControlSocket,
@@ -62,8 +63,7 @@ export class Connection {
   ) {
     this.eventMilliTokens = limits.maxEventsPerSecond * 2000;
     this.messageMilliTokens = limits.maxMessagesPerSecond * 2000;
-    this.refusalMilliTokens = limits.maxRefusals * 1000;
-    this.eventStamp = this.messageStamp = this.refusalStamp = openedAt;
+    this.eventStamp = this.messageStamp = openedAt;
   }
 }
 

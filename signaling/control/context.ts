@@ -160,11 +160,18 @@ export function* liveConnections(ctx: ServerContext): Generator<Connection> {
   for (const hub of ctx.hubs.values()) yield* hub.locals.values();
 }
 
-/** Takes the connection out of its address's unjoined count (it joined, or closed first). */
-export function releaseUnjoined(ctx: ServerContext, connection: Connection): void {
-  if (!connection.unjoinedCounted) return;
-  connection.unjoinedCounted = false;
-  const left = (ctx.unjoinedByAddress.get(connection.address) ?? 1) - 1;
+/**
+ * Takes the connection out of the unjoined sockets (it joined, or closed
+ * first) and out of its address's count (SignalingLimits.maxUnjoinedSocketsPerAddress).
+ * Membership of {@link ServerContext.unjoined} says whether it was counted:
+ * no flag per connection.
+ */
+export function leaveUnjoined(ctx: ServerContext, connection: Connection): void {
+  if (!ctx.unjoined.delete(connection)) return;
+  const count = ctx.unjoinedByAddress.get(connection.address);
+  // Not counted: the limit is off.
+  if (count === undefined) return;
+  const left = count - 1;
   if (left > 0) ctx.unjoinedByAddress.set(connection.address, left);
   else ctx.unjoinedByAddress.delete(connection.address);
 }

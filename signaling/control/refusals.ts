@@ -27,14 +27,14 @@ export function fail(ctx: ServerContext, connection: Connection, code: ErrorCode
 export function refusalAllowed(ctx: ServerContext, connection: Connection): boolean {
   const max = ctx.limits.maxRefusals;
   if (max === Infinity) return true;
+  // GCRA: one refusal every `interval` ms (a tenth of the allowance per second), up to `max` at once.
   const now = clock();
-  const level = Math.min(max * 1000, connection.refusalMilliTokens + (now - connection.refusalStamp) * (max / 10));
-  connection.refusalStamp = now;
-  if (level >= 1000) {
-    connection.refusalMilliTokens = level - 1000;
+  const interval = Math.ceil(10_000 / max);
+  const dueAt = Math.max(connection.refusalsDueAt, now) + interval;
+  if (dueAt - now <= max * interval) {
+    connection.refusalsDueAt = dueAt;
     return true;
   }
-  connection.refusalMilliTokens = level;
   ctx.counters.disconnectedForRefusals++;
   ctx.log(`platform-kit: closing ${connection.clientId || 'a socket'}: more than ${max} refused frames`);
   closeSoon(connection.socket, CLOSE_CODES.TOO_MANY_REFUSALS, 'RATE_LIMITED: too many refused frames');

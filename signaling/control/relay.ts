@@ -7,7 +7,7 @@
  */
 import type { ShardMessage } from '../store/store.js';
 import type { Connection } from './connection.js';
-import { releaseUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
+import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 import { flushPresence, queuePresence } from './presence.js';
 
@@ -55,8 +55,7 @@ export function attach(ctx: ServerContext, connection: Connection): string {
     hub = created;
   }
   connection.attachedAt = ++ctx.presenceClock;
-  ctx.unjoined.delete(connection);
-  releaseUnjoined(ctx, connection);
+  leaveUnjoined(ctx, connection);
   hub.locals.set(connection.clientId, connection);
   return hub.key;
 }

@@ -5,7 +5,7 @@
  * it resumes (placement.ts) or is removed for good ({@link finalize}).
  */
 import type { Connection } from './connection.js';
-import { memberKey, releaseUnjoined, type ServerContext } from './context.js';
+import { leaveUnjoined, memberKey, type ServerContext } from './context.js';
 import { publishPresence } from './presence.js';
 import { bucketLevels, clock } from './rate-buckets.js';
 import { detach } from './relay.js';
@@ -21,8 +21,7 @@ const SHORT_VISIT_GRACE_MS = 5_000;
 
 /** A control socket closed (ws emits `close` once per socket). */
 export function onClose(ctx: ServerContext, connection: Connection): void {
-  ctx.unjoined.delete(connection);
-  releaseUnjoined(ctx, connection);
+  leaveUnjoined(ctx, connection);
   ctx.connectionCount--;
   if (connection.state !== 'joined') {
     if (connection.state !== 'offline') connection.state = 'closed';
