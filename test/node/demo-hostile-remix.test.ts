@@ -10,30 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startDemo, type DemoServer } from '../../demo/server.js';
-
-/** Rejects at once on an unhandled rejection or uncaught exception: the demo process would have exited. */
-function tripwire(): { tripped: Promise<never>; seen: unknown[]; remove(): void } {
-  const seen: unknown[] = [];
-  let fail: (error: unknown) => void = () => undefined;
-  const tripped = new Promise<never>((_resolve, reject) => {
-    fail = reject;
-  });
-  tripped.catch(() => undefined);
-  const onFailure = (error: unknown): void => {
-    seen.push(error);
-    fail(new Error(`the demo process would have exited: ${(error as Error)?.stack ?? String(error)}`));
-  };
-  process.on('unhandledRejection', onFailure);
-  process.on('uncaughtException', onFailure);
-  return {
-    tripped,
-    seen,
-    remove() {
-      process.off('unhandledRejection', onFailure);
-      process.off('uncaughtException', onFailure);
-    },
-  };
-}
+import { tripwire } from './tripwire.js';
 
 /** A remix stored before the publish API refused its names, as RemixStore writes remixes.json. */
 const STORED_HOSTILE = { id: 'hostile-stored-1', template: 'vault', title: 'old hostile remix', values: { toString: { name: 'x', label: 'leak' }, vault: { label: 'Hostile' } }, parent: null, createdAt: 1 };
@@ -41,7 +18,7 @@ const STORED_HOSTILE = { id: 'hostile-stored-1', template: 'vault', title: 'old 
 describe('demo: hostile remixes through the public API', () => {
   let demo: DemoServer;
   let dataDir = '';
-  const wire = tripwire();
+  const wire = tripwire('the demo process');
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'platform-demo-hostile-'));

@@ -13,6 +13,7 @@ import express from 'express';
 import express4 from 'express4';
 import { ed25519KeyPair, signRemixContext, VCC_HEADER, verifyRemixContext, type RemixContext } from '../../signaling/services/vcc-headers.js';
 import { createVccMiddleware, type PlatformLocals } from '../../signaling/vcc-middleware.js';
+import { tripwire } from './tripwire.js';
 
 const TEMPLATE_ID = 'template';
 const ENV = { PLATFORM_PROJECT_ID: TEMPLATE_ID, PLATFORM_PROJECT_TOKEN: 'template-token' } as const;
@@ -24,34 +25,6 @@ function signedHeader(vals: unknown, privateKey: KeyObject = keys.privateKey): s
   const payload = { aud: TEMPLATE_ID, pid: 'hostile-remix', ptk: 'hostile-remix-token', vals, iat, exp: iat + 300 };
   const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `v1.${encoded}.${sign(null, Buffer.from(`v1.${encoded}`), privateKey).toString('base64url')}`;
-}
-
-/**
- * Fails the test at once on an unhandled rejection or uncaught exception (the process would
- * have exited), instead of leaving the request it broke to hang. Returns a promise that
- * rejects with it, to race requests against, and the list seen so far.
- */
-function tripwire(): { tripped: Promise<never>; seen: unknown[]; remove(): void } {
-  const seen: unknown[] = [];
-  let fail: (error: unknown) => void = () => undefined;
-  const tripped = new Promise<never>((_resolve, reject) => {
-    fail = reject;
-  });
-  tripped.catch(() => undefined);
-  const onFailure = (error: unknown): void => {
-    seen.push(error);
-    fail(new Error(`the process would have exited: ${(error as Error)?.stack ?? String(error)}`));
-  };
-  process.on('unhandledRejection', onFailure);
-  process.on('uncaughtException', onFailure);
-  return {
-    tripped,
-    seen,
-    remove() {
-      process.off('unhandledRejection', onFailure);
-      process.off('uncaughtException', onFailure);
-    },
-  };
 }
 
 const EXPRESS_MAJORS = [
