@@ -27,6 +27,7 @@ import type {
   ForwardedWheelEvent,
   HostApi,
 } from '../protocol/link.js';
+import { addErrorListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink, type GuestLink } from './link.js';
 
 /** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
@@ -49,6 +50,8 @@ const MAX_URL_LENGTH = 4_096;
 class GuestFeedState {
   readonly link: GuestLink;
   readonly instances = new Set<Set<PlaybackStateHandler>>();
+  /** Every instance's onError listeners: a page has one feed link, so a failure concerns all of them. */
+  readonly errorListeners = new Set<Set<CallErrorHandler>>();
   isPlaying = false;
   #forwarding = false;
   #pendingMove: ForwardedTouchEvent | null = null;
@@ -219,18 +222,23 @@ let sharedState: GuestFeedState | null = null;
  * outside a feed every method resolves as a no-op and no listener fires.
  *
  * Every method returns a promise that resolves when the host accepted the
- * request; it rejects with a {@link PlatformError} the host answered with
- * (`FORBIDDEN` when the template is not in focus, `RATE_LIMITED`, …).
- * Malformed arguments throw `INVALID_ARGUMENT` at once, before anything is sent.
+ * request. A refusal (`FORBIDDEN` when the template is not in focus,
+ * `RATE_LIMITED`, …) goes to {@link FeedSdk.onError} listeners, and the
+ * promise rejects with it too, already handled: a template that ignores the
+ * promise never gets an unhandled rejection. Where the call does not apply
+ * (load() in the editor) it resolves and does nothing. Malformed arguments
+ * throw `INVALID_ARGUMENT` at once, before anything is sent.
  */
 export class FeedSdk {
   readonly #state: GuestFeedState;
   readonly #handlers = new Set<PlaybackStateHandler>();
+  readonly #errorHandlers = new Set<CallErrorHandler>();
 
   constructor() {
     sharedState ??= new GuestFeedState(getGuestLink());
     this.#state = sharedState;
     this.#state.instances.add(this.#handlers);
+    this.#state.errorListeners.add(this.#errorHandlers);
   }
 
   /**
@@ -243,7 +251,7 @@ export class FeedSdk {
    */
   load(): Promise<void> {
     this.#state.startForwarding();
-    return this.#state.link.call('load');
+    return this.#settle('load', this.#state.link.call('load'));
   }
 
   /**
@@ -270,22 +278,22 @@ export class FeedSdk {
    * only the current gesture is affected.
    */
   requestCancelTouch(): Promise<void> {
-    return this.#state.link.call('requestCancelTouch');
+    return this.#settle('requestCancelTouch', this.#state.link.call('requestCancelTouch'));
   }
 
   /** Replaces this template in the feed with the content at `url` (http or https, relative to this page), without a browser navigation. */
   navigate(url: string): Promise<void> {
-    return this.#state.link.call('navigate', checkUrl(url, 'navigate'));
+    return this.#settle('navigate', this.#state.link.call('navigate', checkUrl(url, 'navigate')));
   }
 
   /** Opens the content at `url` (http or https) in a modal sheet from the bottom; from inside a sheet it replaces the sheet's view. */
   present(url: string): Promise<void> {
-    return this.#state.link.call('present', checkUrl(url, 'present'));
+    return this.#settle('present', this.#state.link.call('present', checkUrl(url, 'present')));
   }
 
   /** Opens the sharing menu for this template (the system's, or the feed's share sheet). */
   share(): Promise<void> {
-    return this.#state.link.call('share');
+    return this.#settle('share', this.#state.link.call('share'));
   }
 
   /** Asks the host to open the editor for a new remix of project `options.id` (default: this project). */
@@ -299,13 +307,32 @@ export class FeedSdk {
       }
       Object.assign(wire, { id });
     }
-    return this.#state.link.call('createRemix', wire);
+    return this.#settle('createRemix', this.#state.link.call('createRemix', wire));
+  }
+
+  /**
+   * Listens to failures of this page's feed calls (load, requestCancelTouch,
+   * navigate, present, share, createRemix), whose promise a template may
+   * ignore. Beyond the spec. Without any listener a failure is one console
+   * warning, never an unhandled rejection.
+   */
+  onError(handler: CallErrorHandler): () => void {
+    return addErrorListener(this.#errorHandlers, handler);
   }
 
   /** Removes every listener of this object; other FeedSdk objects keep theirs. */
   dispose(): void {
     this.#handlers.clear();
+    this.#errorHandlers.clear();
     this.#state.instances.delete(this.#handlers);
+    this.#state.errorListeners.delete(this.#errorHandlers);
+  }
+
+  #settle(method: string, call: Promise<void>): Promise<void> {
+    const state = this.#state;
+    return settleCall(method, call, function* () {
+      for (const handlers of state.errorListeners) yield* handlers;
+    });
   }
 }
 

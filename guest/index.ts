@@ -3,6 +3,7 @@
  * on import. See the README for a short template example.
  */
 export { InstantRemixing, type ActivePathHandler, type RemixingHandler, type ValueChangedHandler } from './instant-remixing.js';
+export type { CallErrorHandler } from './call-failures.js';
 export { FeedSdk, type CreateRemixOptions, type PlaybackStateHandler } from './feed-sdk.js';
 export { configureGuestLink, type GuestLinkOptions, type GuestLinkState } from './link.js';
 export { defineCustomization, getBuiltCustomization } from './registry.js';

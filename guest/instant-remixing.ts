@@ -2,7 +2,7 @@
  * `InstantRemixing`: what a template uses to read its custom values and to
  * take part in an instant remix (spec: customization.md, InstantRemixing).
  */
-import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, writePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, templatePath, writeInside, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -11,14 +11,25 @@ import {
   type PresentControlAttributes,
   type ValueOverrides,
 } from '../protocol/link.js';
+import { addErrorListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink, type GuestLink } from './link.js';
 import { getBuiltCustomization, onBuiltCustomizationChanged } from './registry.js';
 import type { VccValueAt, VccValuePath } from './types.js';
 
-/** Receives a changed value: onValueChanged. */
+/**
+ * Receives a changed value: onValueChanged. After a change deeper than
+ * `[scope, key]` (an onSetValue of `['general', 'reveal', 'image']`), the path
+ * is `[scope, key]` and the value the whole value there, as the original
+ * platform reported it.
+ */
 export type ValueChangedHandler = (path: string[], newValue: unknown) => void;
-/** Receives the path of the open control, or null when none is: onSetActivePath. */
-export type ActivePathHandler = (path: string[] | null) => void;
+/**
+ * Receives the path of the open control, or null when none is:
+ * onSetActivePath. Declared as a method so that a handler written to the
+ * spec's signature, `(path: string[]) => …`, type-checks under `strict` too;
+ * such a handler must still expect null when the control closes.
+ */
+export type ActivePathHandler = { handle(path: string[] | null): void }['handle'];
 /** Receives the remix state: onSetRemixing. */
 export type RemixingHandler = (isRemixing: boolean, editorAttributes: EditorAttributes) => void;
 
@@ -26,6 +37,7 @@ type Listeners = {
   value: Set<ValueChangedHandler>;
   activePath: Set<ActivePathHandler>;
   remixing: Set<RemixingHandler>;
+  error: Set<CallErrorHandler>;
 };
 
 /**
@@ -36,6 +48,10 @@ class GuestRemixState {
   overrides: ValueOverrides = {};
   readonly instances = new Set<Listeners>();
   readonly link: GuestLink;
+  /** What the host last said, for the read-only getters; kept by the same notifications the listeners hear. */
+  isRemixing = false;
+  editorAttributes: Partial<EditorAttributes> = {};
+  activePath: readonly string[] | null = null;
 
   constructor(link: GuestLink) {
     this.link = link;
@@ -49,10 +65,13 @@ class GuestRemixState {
       // The echo of this template's own onSetValue finds the value in place already: no copy of
       // the overrides before the listeners run. Only primitives compare equal this way.
       if (!this.holds(checkedPath, checkedValue)) this.applyOverride(checkedPath, checkedValue);
-      this.emitValue(checkedPath, checkedValue);
+      // A deeper change is told as the whole [scope, key] value, as the original platform did.
+      if (checkedPath.length > 2) this.emitValue(checkedPath.slice(0, 2), this.read(checkedPath.slice(0, 2)));
+      else this.emitValue(checkedPath, checkedValue);
     });
     link.handle('activePathChanged', (path: unknown) => {
       if (path !== null && !isVccPath(path)) throw new PlatformError('INVALID_PATH', 'activePathChanged needs a path or null');
+      this.activePath = path === null ? null : [...path];
       for (const listeners of this.instances) for (const handler of listeners.activePath) safely(() => handler(path === null ? null : [...path]));
     });
     link.handle('remixingChanged', (isRemixing: unknown, attributes: unknown) => {
@@ -60,6 +79,8 @@ class GuestRemixState {
         throw new PlatformError('INVALID_ARGUMENT', 'remixingChanged needs (boolean, {type, mode})');
       }
       const copy: EditorAttributes = { type: attributes.type, mode: attributes.mode };
+      this.isRemixing = isRemixing;
+      this.editorAttributes = copy;
       for (const listeners of this.instances) for (const handler of listeners.remixing) safely(() => handler(isRemixing, copy));
     });
     // The editor opens a control where the user last clicked when the template gives no position.
@@ -90,18 +111,22 @@ class GuestRemixState {
   }
 
   applyOverride(path: VccPath, value: PlainData): void {
+    this.overrides = this.withOverride(path, value);
+  }
+
+  /** The overrides with `value` at `path`; changes nothing. Throws when the path does not fit the current value (a list index past its end). */
+  withOverride(path: VccPath, value: PlainData): ValueOverrides {
     const [scope, key, ...rest] = path;
-    if (scope === undefined) return;
+    if (scope === undefined) return this.overrides;
     if (key === undefined) {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new PlatformError('INVALID_VALUE', 'the value of a whole scope must be an object');
       }
-      this.overrides = { ...this.overrides, [scope]: value };
-      return;
+      return { ...this.overrides, [scope]: value };
     }
     // A deeper path edits inside the current value of [scope, key].
     const entry = rest.length === 0 ? value : writeInside(this.read([scope, key]), rest, value);
-    this.overrides = { ...this.overrides, [scope]: { ...this.overrides[scope], [key]: entry } };
+    return { ...this.overrides, [scope]: { ...this.overrides[scope], [key]: entry } };
   }
 
   /** True when the override at `[scope, key]` is `value` itself (a primitive, or the very same object). */
@@ -160,7 +185,7 @@ let warnedCurrentState = false;
  */
 export class InstantRemixing {
   readonly #state: GuestRemixState;
-  readonly #listeners: Listeners = { value: new Set(), activePath: new Set(), remixing: new Set() };
+  readonly #listeners: Listeners = { value: new Set(), activePath: new Set(), remixing: new Set(), error: new Set() };
 
   constructor() {
     sharedState ??= new GuestRemixState(getGuestLink());
@@ -171,11 +196,14 @@ export class InstantRemixing {
   /**
    * Reads the value at `path`: the host's value during a remix, else the
    * built value from the customization files. Predefined paths:
-   * `['metadata', 'projectId']` and `['serviceMap', name]`. A missing path
-   * gives undefined; a malformed one throws `INVALID_PATH`.
+   * `['metadata', 'projectId']` and `['serviceMap', name]`. `[scope]` alone
+   * gives the whole scope. A number in the path indexes a list
+   * (`['messages', 'items', 0, 'text']`) and undefined segments at its end
+   * are ignored. A missing path gives undefined; a malformed one throws
+   * `INVALID_PATH`.
    */
   get<const Path extends VccValuePath>(path: Path): VccValueAt<Path> {
-    const checked = assertVccPath(path);
+    const checked = templatePath(path);
     return clonePlain(this.#state.read(checked) as PlainData) as VccValueAt<Path>;
   }
 
@@ -185,18 +213,28 @@ export class InstantRemixing {
   }
 
   /**
-   * Sets the value at `path`. The template sees it at once through get();
-   * the host then echoes it to onValueChanged unless `skipUpdate` is true
-   * (for text inputs that already show what was typed). Throws at once for a
-   * malformed path or a value that is not plain data; the returned promise
-   * rejects when the host refuses the value, and the last good value is restored.
+   * Sets the value at `path` (numbers index lists, as in get()). The
+   * template sees it at once through get(); the host then echoes it to
+   * onValueChanged unless `skipUpdate` is true (for text inputs that already
+   * show what was typed). Throws at once for a malformed path or a value that
+   * is not plain data. When the host refuses the value the last good one is
+   * restored and the failure goes to {@link InstantRemixing.onError} (the
+   * promise rejects too, already handled); where no editor takes values (a
+   * plain feed item) it resolves and does nothing.
    */
-  onSetValue(path: string[], newValue: unknown, skipUpdate = false): Promise<void> {
-    const checkedPath = assertVccPath(path);
+  onSetValue(path: readonly (string | number)[], newValue: unknown, skipUpdate = false): Promise<void> {
+    const checkedPath = templatePath(path);
     const value = assertPlainData(newValue);
     const state = this.#state;
-    // The one check of applyOverride below that can fail, made before anything is sent.
+    // A malformed argument throws at once; a path that does not fit the current value (a list
+    // index past its end) is a refusal like the host's, told through onError and the promise.
     if (checkedPath.length === 1 && !isPlainObject(value)) throw new PlatformError('INVALID_VALUE', 'the value of a whole scope must be an object');
+    let next: ValueOverrides;
+    try {
+      next = state.withOverride(checkedPath, clonePlain(value));
+    } catch (error) {
+      return this.#settle('onSetValue', Promise.reject(error));
+    }
     // The request leaves first, so the host works on it while this side does its bookkeeping.
     // Nothing can answer before onSetValue returns, and get() sees the new value as soon as it has.
     // skipUpdate travels only when true: one argument less on the wire of every keystroke.
@@ -204,26 +242,29 @@ export class InstantRemixing {
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
     const previous = readPath(state.overrides, [scope, key]);
-    state.applyOverride(checkedPath, clonePlain(value));
-    return sent.catch((error: unknown) => {
+    state.overrides = next;
+    const restored = sent.catch((error: unknown) => {
       // The host refused the value: the last good one comes back. A timeout or reset proves nothing about the value.
       if (error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET') if (checkedPath.length > 1) state.restore(scope, key, previous);
       throw error;
     });
+    return this.#settle('onSetValue', restored);
   }
 
   /**
    * Opens the control of the value at `path` in the editor, at
-   * `attributes.position` (template CSS pixels) or where the user last clicked.
+   * `attributes.position` (template CSS pixels) or where the user last
+   * clicked. A deep path opens that nested field's control. Outside the
+   * editor it resolves and does nothing; a refusal goes to onError.
    */
-  onPresentControl(path: string[], attributes?: { position?: { x: number; y: number } }): Promise<void> {
-    const checkedPath = assertVccPath(path);
+  onPresentControl(path: readonly (string | number)[], attributes?: { position?: { x: number; y: number } }): Promise<void> {
+    const checkedPath = templatePath(path);
     const checkedAttributes: PresentControlAttributes = {};
     if (attributes?.position !== undefined) {
       if (!isControlPosition(attributes.position)) throw new PlatformError('INVALID_ARGUMENT', 'position must be {x, y} with finite numbers');
       Object.assign(checkedAttributes, { position: { x: attributes.position.x, y: attributes.position.y } });
     }
-    return this.#state.link.call('presentControl', checkedPath, checkedAttributes);
+    return this.#settle('onPresentControl', this.#state.link.call('presentControl', checkedPath, checkedAttributes));
   }
 
   /** Listens to the active control (null when none is open), e.g. to highlight it. */
@@ -243,14 +284,45 @@ export class InstantRemixing {
     console.warn('platform-kit: InstantRemixing.onSetCurrentState is no longer supported and has no effect');
   }
 
-  /** Advances the remix to the preview. */
+  /** Advances the remix to the preview. Outside the editor it resolves and does nothing. */
   finish(): Promise<void> {
-    return this.#state.link.call('finish');
+    return this.#settle('finish', this.#state.link.call('finish'));
   }
 
   /** Signals that the listeners are set: the host now delivers its queued notifications, in order. */
   ready(): Promise<void> {
-    return this.#state.link.call('ready');
+    return this.#settle('ready', this.#state.link.call('ready'));
+  }
+
+  /**
+   * Listens to failures of the calls whose promise a template may ignore
+   * (onSetValue, onPresentControl, finish, ready): the host refused, the call
+   * timed out, the link was reset. Beyond the spec. Without any listener a
+   * failure is one console warning, never an unhandled rejection.
+   */
+  onError(handler: CallErrorHandler): () => void {
+    return addErrorListener(this.#listeners.error, handler);
+  }
+
+  /** Whether the template is being remixed, as onSetRemixing last said (false until it says). */
+  get isRemixing(): boolean {
+    return this.#state.isRemixing;
+  }
+
+  /** The editor's attributes as onSetRemixing last gave them (`{}` until it does). */
+  get editorAttributes(): Partial<EditorAttributes> {
+    return { ...this.#state.editorAttributes };
+  }
+
+  /** The path of the open control as onSetActivePath last gave it, or null. */
+  get activePath(): string[] | null {
+    const path = this.#state.activePath;
+    return path === null ? null : [...path];
+  }
+
+  /** {@link InstantRemixing.activePath} under the original platform's name. */
+  get remixingActivePath(): string[] | null {
+    return this.activePath;
   }
 
   /** Removes every listener of this object; other InstantRemixing objects keep theirs. */
@@ -258,13 +330,18 @@ export class InstantRemixing {
     this.#listeners.value.clear();
     this.#listeners.activePath.clear();
     this.#listeners.remixing.clear();
+    this.#listeners.error.clear();
     this.#state.instances.delete(this.#listeners);
   }
-}
 
-function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
-  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
-  return writePath(container, path, value);
+  #settle(method: string, call: Promise<void>): Promise<void> {
+    return settleCall(method, call, () => this.#errorListeners());
+  }
+
+  /** Every instance's onError listeners: a page has one remix state, so a failure concerns all of them. */
+  *#errorListeners(): Iterable<CallErrorHandler> {
+    for (const listeners of this.#state.instances) yield* listeners.error;
+  }
 }
 
 function isPlainObject(value: PlainData): value is { [key: string]: PlainData } {

@@ -29,18 +29,32 @@ export interface PredefinedValues {
 type DeclaredValues = CustomizationTypes extends { values: infer V } ? V : never;
 type AllValues = [DeclaredValues] extends [never] ? never : DeclaredValues & PredefinedValues;
 
-/** A path `get()` accepts: any string array, or only declared `[scope, key]` pairs once types are generated. */
+/**
+ * A path `get()` accepts: any array of strings (numbers index lists inside a
+ * value) until types are generated; then `[scope]` (the whole scope), a
+ * declared `[scope, key]`, or a declared `[scope, key]` followed by segments
+ * inside its value (typed `unknown`: the generated types stop at keys).
+ */
 export type VccValuePath = [AllValues] extends [never]
-  ? readonly string[]
-  : { [Scope in keyof AllValues & string]: readonly [Scope, keyof AllValues[Scope] & string] }[keyof AllValues & string];
+  ? readonly (string | number)[]
+  : {
+      [Scope in keyof AllValues & string]:
+        | readonly [Scope]
+        | readonly [Scope, keyof AllValues[Scope] & string]
+        | readonly [Scope, keyof AllValues[Scope] & string, string | number, ...(string | number)[]];
+    }[keyof AllValues & string];
 
 /** The type of the value at `Path`: `unknown` until types are generated. */
 export type VccValueAt<Path> = [AllValues] extends [never]
   ? unknown
-  : Path extends readonly [infer Scope, infer Key]
+  : Path extends readonly [infer Scope]
     ? Scope extends keyof AllValues
-      ? Key extends keyof AllValues[Scope]
-        ? AllValues[Scope][Key]
-        : unknown
+      ? AllValues[Scope]
       : unknown
-    : unknown;
+    : Path extends readonly [infer Scope, infer Key]
+      ? Scope extends keyof AllValues
+        ? Key extends keyof AllValues[Scope]
+          ? AllValues[Scope][Key]
+          : unknown
+        : unknown
+      : unknown;

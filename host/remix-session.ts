@@ -23,7 +23,7 @@ import {
   type VccFieldDefinition,
   type VccType,
 } from '../protocol/customization.js';
-import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, writeInside, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -432,13 +432,6 @@ export class RemixSession {
     if (error instanceof PlatformError && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
     this.#events.emit('error', error instanceof PlatformError ? error : new PlatformError('INTERNAL', String(error)));
   };
-}
-
-function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
-  const [head, ...rest] = path;
-  if (head === undefined) return value;
-  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
-  return { ...container, [head]: writeInside(readPath(container, [head]), rest, value) };
 }
 
 /** Checks what a guest's describe() returned before the editor trusts it. */

@@ -59,6 +59,34 @@ export function assertVccPath(value: unknown): VccPath {
 }
 
 /**
+ * A path as a template writes it, made a {@link VccPath}, or `INVALID_PATH`.
+ * Why wider than {@link assertVccPath}: templates of the original platform
+ * index lists with numbers (`['messages', 'items', 0, 'text']`) and build
+ * paths from optional parts (`[scope, key, sub]` with `sub` undefined). A
+ * non-negative integer after `[scope, key]` becomes its decimal string (the list index; that is
+ * how it travels and how {@link readPath} and {@link writeInside} read it),
+ * and undefined segments at the end are dropped. Anything else is checked
+ * as before.
+ */
+export function templatePath(value: unknown): VccPath {
+  if (!Array.isArray(value)) return assertVccPath(value);
+  let end = value.length;
+  while (end > 0 && value[end - 1] === undefined) end--;
+  let path: unknown[] = end === value.length ? value : value.slice(0, end);
+  for (let i = 0; i < path.length; i++) {
+    const segment: unknown = path[i];
+    if (typeof segment !== 'number') continue;
+    // Scope and key are names; only what lies inside a value can be a list.
+    if (i < 2 || !Number.isSafeInteger(segment) || segment < 0) {
+      throw new PlatformError('INVALID_PATH', `a number in a VCC path is a list index inside a value (after [scope, key]), a whole number of at least 0; got ${String(segment)} at position ${i}`);
+    }
+    if (path === value) path = value.slice();
+    path[i] = String(segment);
+  }
+  return assertVccPath(path);
+}
+
+/**
  * Returns `value` as plain JSON data, or throws `INVALID_VALUE` (not plain
  * data: functions, class instances, cycles, NaN, prototype keys) or
  * `VALUE_TOO_LARGE` (over `maxBytes` UTF-8 bytes of JSON).
@@ -197,11 +225,16 @@ export function clonePlain<T extends PlainData | undefined>(value: T): T {
   return typeof value === 'object' && value !== null ? (structuredClone(value) as T) : value;
 }
 
-/** Reads `values[path[0]][path[1]]…`, own properties only; undefined when any step is missing. */
+/**
+ * Reads `values[path[0]][path[1]]…`, own properties only; undefined when any
+ * step is missing. Inside a list only an index segment (`'0'`, `'1'`, …) steps
+ * in: `length` or a method name of arrays reads nothing.
+ */
 export function readPath(values: unknown, path: VccPath): unknown {
   let node: unknown = values;
   for (const segment of path) {
-    if (typeof node !== 'object' || node === null || !Object.prototype.hasOwnProperty.call(node, segment)) return undefined;
+    if (typeof node !== 'object' || node === null) return undefined;
+    if (Array.isArray(node) ? !isListIndex(segment, node.length - 1) : !Object.prototype.hasOwnProperty.call(node, segment)) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
@@ -212,17 +245,34 @@ export function readPath(values: unknown, path: VccPath): unknown {
  * only the objects along the path are copied). Intermediate objects are created.
  */
 export function writePath(values: Readonly<Record<string, PlainData>>, path: VccPath, value: PlainData): Record<string, PlainData> {
+  if (path.length === 0) throw new PlatformError('INVALID_PATH', 'empty path');
+  return writeInside(values, path, value) as Record<string, PlainData>;
+}
+
+/**
+ * Returns `base` with `value` at `path` inside it, copying only what lies
+ * along the path. A list is stepped into by an index segment (`'0'` is the
+ * first item; the index just past the end appends), and stays a list; any
+ * other container that is not an object is replaced by a new object. An index
+ * further past the end throws `INVALID_PATH`: a list never gets holes.
+ */
+export function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
   const [head, ...rest] = path;
-  if (head === undefined) throw new PlatformError('INVALID_PATH', 'empty path');
-  const copy: Record<string, PlainData> = { ...values };
-  if (rest.length === 0) {
-    copy[head] = value;
-  } else {
-    const child = Object.prototype.hasOwnProperty.call(values, head) ? values[head] : undefined;
-    const base = typeof child === 'object' && child !== null && !Array.isArray(child) ? child : {};
-    copy[head] = writePath(base, rest, value);
+  if (head === undefined) return value;
+  if (Array.isArray(base) && isListIndex(head, Number.MAX_SAFE_INTEGER)) {
+    const index = Number(head);
+    if (index > base.length) throw new PlatformError('INVALID_PATH', `index ${index} is past the end of a list of ${base.length}`);
+    const copy: PlainData[] = base.slice();
+    copy[index] = writeInside(base[index], rest, value);
+    return copy;
   }
-  return copy;
+  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
+  return { ...container, [head]: writeInside(readPath(container, [head]), rest, value) };
+}
+
+/** True when `segment` is a list index in canonical form (`'0'`, `'12'`, never `'01'` or `'-1'`) of at most `max`. */
+function isListIndex(segment: string, max: number): boolean {
+  return /^(?:0|[1-9][0-9]{0,15})$/.test(segment) && Number(segment) <= max;
 }
 
 /** Path equality. */

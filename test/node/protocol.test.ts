@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertValueFitsType, defaultValueOf, isColorString, parseVccType } from '../../protocol/customization.js';
-import { assertPlainData, assertVccPath, readPath, utf8Length, writePath } from '../../protocol/data.js';
+import { assertPlainData, assertVccPath, readPath, templatePath, utf8Length, writeInside, writePath } from '../../protocol/data.js';
 import { deserializeError, ERROR_CODES, PlatformError, serializeError } from '../../protocol/errors.js';
 import { parseHello, parseWelcome } from '../../protocol/link.js';
 
@@ -66,6 +66,33 @@ describe('paths and values', () => {
     assert.equal(readPath(next, ['card', 'title']), 'b');
     assert.equal(readPath(values, ['card', 'toString']), undefined);
     assert.equal(readPath(values, ['missing', 'x']), undefined);
+  });
+
+  it("take a template's path: numbers after [scope, key] index lists, trailing undefined is dropped", () => {
+    assert.deepEqual(templatePath(['messages', 'items', 0, 'text']), ['messages', 'items', '0', 'text']);
+    assert.deepEqual(templatePath(['card', 'title', undefined]), ['card', 'title']);
+    assert.deepEqual(templatePath(['card', 'title', undefined, undefined]), ['card', 'title']);
+    const plain = ['card', 'title'];
+    assert.equal(templatePath(plain), plain, 'a path of strings is taken as it is, not copied');
+    for (const bad of [[0, 'x'], ['card', 1], ['card', 'items', -1], ['card', 'items', 1.5], ['card', 'items', Number.NaN], ['card', undefined, 'x'], [undefined], []]) {
+      assert.equal(codeOf(() => templatePath(bad)), 'INVALID_PATH', JSON.stringify(bad));
+    }
+  });
+
+  it('step into lists by index only, and keep them lists when writing', () => {
+    const values = { messages: { items: [{ text: 'one' }, { text: 'two' }] } };
+    assert.equal(readPath(values, ['messages', 'items', '1', 'text']), 'two');
+    for (const notAnIndex of ['length', 'push', '01', '-1', '2', '1.0']) assert.equal(readPath(values, ['messages', 'items', notAnIndex]), undefined, notAnIndex);
+    const next = writePath(values, ['messages', 'items', '0', 'text'], 'first');
+    assert.deepEqual(next, { messages: { items: [{ text: 'first' }, { text: 'two' }] } });
+    assert.ok(Array.isArray((next['messages'] as { items: unknown }).items));
+    assert.equal(values.messages.items[0]?.text, 'one', 'the original is not changed');
+    assert.equal((next['messages'] as { items: unknown[] }).items[1], values.messages.items[1], 'what lies off the path is shared');
+    // The index just past the end appends; further would leave a hole.
+    assert.deepEqual(writeInside(['a'], ['1'], 'b'), ['a', 'b']);
+    assert.equal(codeOf(() => writeInside(['a'], ['2'], 'c')), 'INVALID_PATH');
+    // A name that is not an index turns the list into an object, as before for any non-object.
+    assert.deepEqual(writeInside(['a'], ['x'], 1), { x: 1 });
   });
 });
 

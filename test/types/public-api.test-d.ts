@@ -33,6 +33,25 @@ remix.get('card.title');
 const remove: () => void = remix.onValueChanged((path: string[], newValue: unknown) => void [path, newValue]);
 remove();
 remix.onSetRemixing((isRemixing: boolean, editor: EditorAttributes) => void [isRemixing, editor]);
+// The spec's signatures, as templates write them, type-check under strict (issue 16).
+remix.onSetActivePath((path: string[]) => void path.join('.'));
+remix.onSetActivePath((path) => {
+  // Written without a type, the path is honest: null when the control closes.
+  const maybe: string[] | null = path;
+  void maybe;
+});
+void remix.onSetValue(['messages', 'items', 0, 'text'], 'first');
+void remix.onPresentControl(['general', 'reveal', 'image']);
+const inside: unknown = remix.get(['messages', 'items', 0, 'text']);
+// @ts-expect-error a path holds strings and list indexes, nothing else
+remix.get(['card', { key: 'title' }]);
+// The remix state, read-only.
+const remixing: boolean = remix.isRemixing;
+const activePath: string[] | null = remix.remixingActivePath;
+const editorType: 'full' | 'instant' | undefined = remix.editorAttributes.type;
+// @ts-expect-error read-only
+remix.isRemixing = true;
+remix.onError((error: PlatformError, method: string) => void [error.code, method]);
 
 // Contexts are a closed set too.
 const context: ViewingContext = getViewingContext();
@@ -67,4 +86,4 @@ const serverOptions: SignalingServerOptions = { projects: { a: 'token', b: { tok
 const badServerOptions: SignalingServerOptions = { projects: { a: 42 } };
 
 void [tokenResult, backendDispatch, resolved, notDispatch, serverOptions, badServerOptions];
-void [code, notACode, badAttributes, value, notYetString, context, badContext];
+void [code, notACode, badAttributes, value, notYetString, context, badContext, inside, remixing, activePath, editorType];
