@@ -1,8 +1,20 @@
 // `npm start`: the whole demo on one port (see server.ts): the signaling server with
 // its services, the templates on a second origin, the feed, the editor and the dashboard.
-import { startDemo } from './server.js';
+import { startDemo, type DemoServer } from './server.js';
 
-const demo = await startDemo();
+let demo: DemoServer;
+try {
+  demo = await startDemo();
+} catch (error) {
+  // The usual first-run failure gets one line that says what to do, not a stack.
+  const { code, port, address } = error as { code?: string; port?: number; address?: string };
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'needs privileges' : 'is not an address of this machine';
+    console.error(`platform-kit demo: ${address ?? ''}:${port ?? ''} ${reason}. Choose another: PORT=5174 npm start (PORT=0 takes any free port; HOST sets the address).`);
+    process.exit(1);
+  }
+  throw error;
+}
 const line = (label: string, url: string): string => `  ${label.padEnd(24)}${url}`;
 console.log(
   [
@@ -21,8 +33,21 @@ console.log(
   ].join('\n'),
 );
 
+// Ctrl-C stops it: open tabs' connections are cut, and if closing still takes more than
+// 3 s (or Ctrl-C comes again) the process exits anyway.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void demo.close().then(() => process.exit(0));
+  process.on(signal, () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    console.log('\n  stopping…');
+    setTimeout(() => process.exit(0), 3_000).unref();
+    void demo.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('platform-kit demo: closing failed', error);
+        process.exit(1);
+      },
+    );
   });
 }

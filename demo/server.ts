@@ -30,7 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
@@ -60,7 +60,7 @@ import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js'
 export interface DemoOptions {
   /** Port; 0 picks a free one. Default `PORT` or 5173. */
   readonly port?: number;
-  /** Interface. Default 127.0.0.1 (Chromium resolves `localhost` to it, so both names reach the server). */
+  /** Interface to listen on. Default `HOST` or 127.0.0.1 (Chromium resolves `localhost` to it, so both names reach the server). */
   readonly host?: string;
   /** Where keys, secrets, CDN files and published remixes are kept. Default `<repo>/.platform-data`. */
   readonly dataDir?: string;
@@ -110,6 +110,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 
   const remixes = await RemixStore.open(dataDir);
   const httpServer = createHttpServer();
+  // Every TCP connection, upgraded ones too (Vite's HMR socket, the tunnels): close() ends them,
+  // since httpServer.close() waits for each one a browser tab keeps open, which kept Ctrl-C from stopping the demo.
+  const connections = new Set<Socket>();
+  httpServer.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   const vite: ViteDevServer = await createViteServer({
     configFile: false,
     root: DEMO_DIR,
@@ -250,7 +257,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 
   await new Promise<void>((resolveListen, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(options.port ?? Number(process.env['PORT'] ?? 5173), options.host ?? '127.0.0.1', () => {
+    httpServer.listen(options.port ?? Number(process.env['PORT'] ?? 5173), options.host ?? process.env['HOST'] ?? '127.0.0.1', () => {
       httpServer.off('error', reject);
       resolveListen();
     });
@@ -319,7 +326,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       await vite.close();
       await new Promise<void>((resolveClose) => {
         httpServer.close(() => resolveClose());
-        httpServer.closeAllConnections();
+        for (const socket of connections) socket.destroy();
       });
       await server.close();
       await store.close();
