@@ -1,7 +1,7 @@
 // The demo's host page: embeds the greeting card template from the second
 // origin and remixes it with a plain form. (The Lit editor replaces this
 // panel once it lands.)
-import { RemixSession, TemplateFrame, type VccType } from 'platform-kit/host';
+import { RemixSession, TemplateFrame, type VccType } from 'platform-kit/host/core';
 
 const templateOrigin = `http://127.0.0.1:${location.port}`;
 const stage = document.querySelector<HTMLElement>('#stage')!;

@@ -34,7 +34,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createServer as createViteServer, type ViteDevServer } from 'vite';
+import { createServer as createViteServer, defaultClientConditions, type ViteDevServer } from 'vite';
 import { createCustomizationBuilder, formatProblem } from '../cli/build-customization.js';
 import { platformKit } from '../cli/vite-plugin.js';
 import { KEYSTORE_SCHEME } from '../protocol/customization.js';
@@ -125,9 +125,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     clearScreen: false,
     server: { middlewareMode: true, hmr: { server: httpServer } },
     resolve: {
+      // Lit's production build, as a deployed host runs it: no dev-mode warning in every page,
+      // and the speed users get. (Vite's dev server would pick the 'development' export condition.)
+      conditions: defaultClientConditions.map((condition) => (condition === 'development|production' ? 'production' : condition)),
       // The demo runs the kit from its sources, so a change to the kit shows without a build.
       alias: {
         'platform-kit/guest': join(REPO_ROOT, 'guest/index.ts'),
+        // Before 'platform-kit/host', which would also match it as a prefix.
+        'platform-kit/host/core': join(REPO_ROOT, 'host/core.ts'),
         'platform-kit/host': join(REPO_ROOT, 'host/index.ts'),
       },
     },

@@ -1,34 +1,10 @@
 /**
  * `platform-kit/host`: what a page that embeds templates imports. Plain
- * classes (TemplateFrame, RemixSession) that the Lit elements build on.
- * Nothing runs on import.
+ * classes (TemplateFrame, RemixSession, in `./core.ts`, also published alone
+ * as `platform-kit/host/core` for hosts without Lit) and the Lit elements
+ * that build on them. Nothing runs on import.
  */
-export {
-  DEFAULT_GUEST_LIMITS,
-  TemplateFrame,
-  type HostHandlers,
-  type RefusedEvent,
-  type TemplateFrameEvents,
-  type TemplateFrameOptions,
-  type TemplateFrameState,
-  type UnlinkedEvent,
-} from './template-frame.js';
-export {
-  RemixSession,
-  parseBuiltCustomization,
-  REMIX_CALLS,
-  type AttachOptions,
-  type RemixCall,
-  type PresentControlEvent,
-  type RemixSessionEvents,
-  type RemixSessionOptions,
-  type SetValueOptions,
-  type ValueSource,
-} from './remix-session.js';
-export type { ControlPosition, EditorAttributes, ValueOverrides } from '../protocol/link.js';
-export type { CallLimits } from '../protocol/call-budget.js';
-export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
-export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
+export * from './core.js';
 export { defineHostElements } from './elements.js';
 // The editor (issue 3): <platform-editor>, its controls, drafts, placement and history.
 export {

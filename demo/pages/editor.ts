@@ -3,66 +3,107 @@
 // CDN and secrets to the keystore, through the demo server. Finish publishes
 // the remix's values as a new feed item and opens the feed on it.
 import { defineHostElements, PlatformEditor, type ValueOverrides } from 'platform-kit/host';
-import { DEMO_PROJECT_ID } from '../catalog.js';
-import { demoApi, findTemplate, templateUrl } from './shared.js';
+import { DEMO_PROJECT_ID, DEMO_TEMPLATES, type DemoTemplate, type PublishedRemix } from '../catalog.js';
+import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
 
 defineHostElements();
 const params = new URLSearchParams(location.search);
-const template = findTemplate(params.get('template')) ?? findTemplate('greeting')!;
-const from = params.get('from');
 const status = document.querySelector<HTMLElement>('.status')!;
+const requested = params.get('template') ?? 'greeting';
+const from = params.get('from');
+const template = findTemplate(requested);
 const parent = from ? await demoApi.remix(from).catch(() => null) : null;
+// A link that names something missing says so: opening something else in its place would
+// leave the user editing what they did not ask for.
+const problem = linkProblem();
+if (problem) showProblem(problem);
+else if (template) openEditor(template, parent);
 
-const editor = new PlatformEditor();
-editor.type = 'full';
-editor.mode = 'new';
-editor.projectId = DEMO_PROJECT_ID;
-// One draft per template and starting point: an unfinished remix is there again after a reload.
-editor.remixId = `${template.id}-${parent?.id ?? 'template'}`;
-editor.templateTitle = template.title;
-if (parent && parent.template === template.id) editor.values = parent.values as ValueOverrides;
-editor.upload = async (file, { onProgress, signal }) => {
-  onProgress(0);
-  const { url } = await demoApi.upload(file, signal);
-  onProgress(1);
-  return url;
-};
-editor.storeSecret = async (value) => (await demoApi.storeSecret(value)).keyPath;
-editor.src = templateUrl(template.id, { context: 'remix' });
-document.querySelector('.editor-stage')!.append(editor);
-document.title = `Remix ${template.title} · Platform Kit demo`;
+type Link = readonly [label: string, href: string];
 
-editor.addEventListener('platform-editor-ready', () => {
-  status.textContent = `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: click a part of the template, or use the panel`;
-  document.body.dataset['ready'] = 'true';
-});
-editor.addEventListener('platform-editor-error', (event) => {
-  status.textContent = event.detail.error.message.replace(/^platform-kit: /, '');
-});
-editor.addEventListener('platform-finish', () => {
-  void publish();
-});
-
-async function publish(): Promise<void> {
-  const session = editor.session;
-  if (!session) return;
-  status.textContent = 'Publishing…';
-  try {
-    const values = session.overrides;
-    const remix = await demoApi.publish({ template: template.id, title: titleOf(values), values, parent: parent?.id ?? null });
-    await editor.discardDraft();
-    location.href = `/?item=${encodeURIComponent(remix.id)}`;
-  } catch (error) {
-    status.textContent = `Not published: ${(error as Error).message}`;
-    editor.setRemixing(true);
+function linkProblem(): { text: string; offer: string; links: readonly Link[] } | null {
+  if (!template) {
+    return { text: `There is no template "${requested}".`, offer: 'Remix one of these:', links: DEMO_TEMPLATES.map((entry): Link => [entry.title, editorUrl(entry.id)]) };
   }
+  if (from && !parent) {
+    return { text: `There is no published remix "${from}" (removed, or the link is wrong).`, offer: 'Start from the template instead:', links: [[template.title, editorUrl(template.id)]] };
+  }
+  if (parent && parent.template !== template.id) {
+    const itsTemplate = findTemplate(parent.template)?.title ?? parent.template;
+    return { text: `The remix "${parent.title}" is of ${itsTemplate}, not of ${template.title}.`, offer: 'Open it with its own template:', links: [[parent.title, editorUrl(parent.template, parent.id)]] };
+  }
+  return null;
 }
 
-/** A title for the feed: the remix's own headline when the template has one. */
-function titleOf(values: ValueOverrides): string {
-  for (const [scope, key] of [['card', 'title'], ['board', 'title'], ['station', 'name'], ['vault', 'label']] as const) {
-    const value = values[scope]?.[key];
-    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+/** Says why nothing opens, with links to what can. */
+function showProblem({ text, offer, links }: { text: string; offer: string; links: readonly Link[] }): void {
+  status.textContent = text;
+  document.title = 'Not found · Platform Kit demo';
+  const notice = document.createElement('section');
+  notice.className = 'notice';
+  notice.setAttribute('role', 'alert');
+  const list = document.createElement('ul');
+  for (const [label, href] of links) {
+    const item = document.createElement('li');
+    item.append(Object.assign(document.createElement('a'), { href, textContent: label }));
+    list.append(item);
   }
-  return `${template.title} (remix)`;
+  notice.append(Object.assign(document.createElement('h1'), { textContent: text }), Object.assign(document.createElement('p'), { textContent: offer }), list);
+  document.querySelector('.editor-stage')!.append(notice);
+}
+
+function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void {
+  const editor = new PlatformEditor();
+  editor.type = 'full';
+  editor.mode = 'new';
+  editor.projectId = DEMO_PROJECT_ID;
+  // One draft per template and starting point: an unfinished remix is there again after a reload.
+  editor.remixId = `${template.id}-${parent?.id ?? 'template'}`;
+  editor.templateTitle = template.title;
+  if (parent) editor.values = parent.values as ValueOverrides;
+  editor.upload = async (file, { onProgress, signal }) => {
+    onProgress(0);
+    const { url } = await demoApi.upload(file, signal);
+    onProgress(1);
+    return url;
+  };
+  editor.storeSecret = async (value) => (await demoApi.storeSecret(value)).keyPath;
+  editor.src = templateUrl(template.id, { context: 'remix' });
+  document.querySelector('.editor-stage')!.append(editor);
+  document.title = `Remix ${template.title} · Platform Kit demo`;
+
+  editor.addEventListener('platform-editor-ready', () => {
+    status.textContent = `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: click a part of the template, or use the panel`;
+    document.body.dataset['ready'] = 'true';
+  });
+  editor.addEventListener('platform-editor-error', (event) => {
+    status.textContent = event.detail.error.message.replace(/^platform-kit: /, '');
+  });
+  editor.addEventListener('platform-finish', () => {
+    void publish();
+  });
+
+  async function publish(): Promise<void> {
+    const session = editor.session;
+    if (!session) return;
+    status.textContent = 'Publishing…';
+    try {
+      const values = session.overrides;
+      const remix = await demoApi.publish({ template: template.id, title: titleOf(values), values, parent: parent?.id ?? null });
+      await editor.discardDraft();
+      location.href = `/?item=${encodeURIComponent(remix.id)}`;
+    } catch (error) {
+      status.textContent = `Not published: ${(error as Error).message}`;
+      editor.setRemixing(true);
+    }
+  }
+
+  /** A title for the feed: the remix's own headline when the template has one. */
+  function titleOf(values: ValueOverrides): string {
+    for (const [scope, key] of [['card', 'title'], ['board', 'title'], ['station', 'name'], ['vault', 'label']] as const) {
+      const value = values[scope]?.[key];
+      if (typeof value === 'string' && value.trim() !== '') return value.trim();
+    }
+    return `${template.title} (remix)`;
+  }
 }

@@ -28,6 +28,17 @@ const entries: Entry[] = [
 const wanted = new URLSearchParams(location.search).get('item');
 const first = entries.findIndex((entry) => entry.key === wanted);
 if (first > 0) entries.unshift(...entries.splice(first, 1));
+// A shared link to something gone says so, instead of quietly showing something else.
+if (wanted !== null && first === -1) showLinkNotice(`There is no item "${wanted}" here (removed, or the link is wrong): the feed starts from the top.`);
+
+function showLinkNotice(text: string): void {
+  const notice = Object.assign(document.createElement('p'), { className: 'link-notice' });
+  notice.setAttribute('role', 'alert');
+  const dismiss = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Dismiss' });
+  dismiss.addEventListener('click', () => notice.remove());
+  notice.append(text, ' ', dismiss);
+  document.querySelector('.feed-stage')!.prepend(notice);
+}
 
 const byItemId = new Map<string, Entry>();
 function item(entry: Entry, round: number): FeedItem {

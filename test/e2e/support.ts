@@ -16,13 +16,16 @@ export const CHROMIUM_FLAGS = [
   '--autoplay-policy=no-user-gesture-required',
 ];
 
+/** The phone every mobile-emulated test uses: 390 × 844 CSS px, device scale 3, touch. */
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true } as const;
+
 /** A demo on a free port with its own data folder, and a browser. */
 export interface Rig {
   readonly demo: DemoServer;
   readonly browser: Browser;
   readonly dataDir: string;
   /** A new context (its own storage) with a page of `width` × `height`. */
-  page(options?: { width?: number; height?: number; touch?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
+  page(options?: { width?: number; height?: number; touch?: boolean; phone?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
   /** Starts the demo again on the same data folder (and port), as after a server restart. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -41,11 +44,12 @@ export async function startRig(): Promise<Rig> {
     browser,
     dataDir,
     async page(options = {}) {
-      const context = await browser.newContext({
-        viewport: { width: options.width ?? 800, height: options.height ?? 500 },
-        hasTouch: options.touch ?? false,
-        isMobile: false,
-      });
+      // phone: a 390 × 844 CSS px phone at device scale 3 with touch, as Chromium's device emulation gives it (meta viewport honoured).
+      const context = await browser.newContext(
+        options.phone
+          ? { ...PHONE, ...(options.width ? { viewport: { width: options.width, height: options.height ?? PHONE.viewport.height } } : {}) }
+          : { viewport: { width: options.width ?? 800, height: options.height ?? 500 }, hasTouch: options.touch ?? false, isMobile: false },
+      );
       contexts.push(context);
       const page = await context.newPage();
       page.on('pageerror', (error) => console.error(`[page error] ${error.message}`));

@@ -65,6 +65,28 @@ describe('the package as a consumer imports it', () => {
     assert.equal(new signaling.PlatformError('NOT_FOUND', 'x').code, 'NOT_FOUND');
   });
 
+  it('platform-kit/host/core gives the plain host classes, and nothing it imports reaches Lit', async () => {
+    const core = await import('platform-kit/host/core');
+    assert.equal(typeof core.TemplateFrame, 'function');
+    assert.equal(typeof core.RemixSession, 'function');
+    assert.equal('PlatformEditor' in core, false);
+    // The built module graph from dist/host/core.js, followed through relative imports.
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (url: URL): void => {
+      if (seen.has(url.href)) return;
+      seen.add(url.href);
+      for (const [, specifier] of readFileSync(url, 'utf8').matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]/g)) {
+        if (specifier?.startsWith('.')) visit(new URL(specifier, url));
+        else if (specifier) bare.add(specifier);
+      }
+    };
+    visit(new URL('../../dist/host/core.js', import.meta.url));
+    assert.ok(seen.size > 3, 'the graph was followed');
+    assert.deepEqual([...bare].filter((specifier) => /^(lit|@lit)/.test(specifier)), []);
+    assert.ok([...bare].includes('comlink'), 'a bare import is seen when there is one');
+  });
+
   it('loads the Vite plugin by name', async () => {
     const vite = await import('platform-kit/vite');
     assert.equal(typeof vite.platformKit, 'function');
