@@ -52,12 +52,29 @@ class GuestRemixState {
   isRemixing = false;
   editorAttributes: Partial<EditorAttributes> = {};
   activePath: readonly string[] | null = null;
+  /**
+   * What the template read (`[scope, key]` or `[scope]`) before the host's values arrived, or
+   * null once they have. Why: templates of the original platform read their values once at
+   * start-up, when the original had them already; here they come over the link a moment
+   * later, so such a template would show the built defaults in a remix or a published item.
+   * Each value read early that the host's values change is told to onValueChanged once the
+   * template is ready, as the change it is for the template.
+   */
+  #earlyReads: Map<string, VccPath> | null = new Map();
+  #readyCalled = false;
+  #heldChanges: VccPath[] = [];
 
   constructor(link: GuestLink) {
     this.link = link;
     link.handle('describe', () => getBuiltCustomization());
     link.handle('sync', (snapshot: unknown) => {
-      this.overrides = parseOverrides(snapshot);
+      const next = parseOverrides(snapshot);
+      const early = this.#earlyReads;
+      this.#earlyReads = null;
+      const before = early ? [...early.values()].map((path) => [path, JSON.stringify(this.read(path))] as const) : [];
+      this.overrides = next;
+      for (const [path, text] of before) if (JSON.stringify(this.read(path)) !== text) this.#heldChanges.push(path);
+      this.#flushHeldChanges();
     });
     link.handle('valueChanged', (path: unknown, value: unknown) => {
       const checkedPath = assertVccPath(path);
@@ -143,6 +160,29 @@ class GuestRemixState {
     this.overrides = { ...this.overrides, [scope]: previous === undefined ? others : { ...others, [key]: previous as PlainData } };
   }
 
+  /** get()'s read: {@link GuestRemixState.read}, remembered when the host's values have not arrived yet. */
+  readForTemplate(path: VccPath): unknown {
+    const early = this.#earlyReads;
+    if (early && early.size < MAX_EARLY_READS && path.length > 0) {
+      const head = path.slice(0, 2);
+      early.set(head.join('\u0000'), head);
+    }
+    return this.read(path);
+  }
+
+  /** The template called ready(): its listeners are set, so what it missed can be told. */
+  markReady(): void {
+    this.#readyCalled = true;
+    queueMicrotask(() => this.#flushHeldChanges());
+  }
+
+  #flushHeldChanges(): void {
+    if (!this.#readyCalled || this.#heldChanges.length === 0) return;
+    const held = this.#heldChanges;
+    this.#heldChanges = [];
+    for (const path of held) this.emitValue(path, this.read(path));
+  }
+
   read(path: VccPath): unknown {
     const [scope, key, ...rest] = path;
     if (scope === undefined) return undefined;
@@ -171,6 +211,9 @@ class GuestRemixState {
     }
   }
 }
+
+/** How many distinct early reads are remembered: a template reads its few values, not thousands. */
+const MAX_EARLY_READS = 256;
 
 let sharedState: GuestRemixState | null = null;
 let warnedCurrentState = false;
@@ -204,7 +247,7 @@ export class InstantRemixing {
    */
   get<const Path extends VccValuePath>(path: Path): VccValueAt<Path> {
     const checked = templatePath(path);
-    return clonePlain(this.#state.read(checked) as PlainData) as VccValueAt<Path>;
+    return clonePlain(this.#state.readForTemplate(checked) as PlainData) as VccValueAt<Path>;
   }
 
   /** Listens to changes of custom values. */
@@ -289,8 +332,15 @@ export class InstantRemixing {
     return this.#settle('finish', this.#state.link.call('finish'));
   }
 
-  /** Signals that the listeners are set: the host now delivers its queued notifications, in order. */
+  /**
+   * Signals that the listeners are set: the host now delivers its queued
+   * notifications, in order. A value that get() read before the host's values
+   * arrived (at start-up, as templates of the original platform do) and that
+   * the host's values change is told to onValueChanged then, as `[scope, key]`
+   * and its value.
+   */
   ready(): Promise<void> {
+    this.#state.markReady();
     return this.#settle('ready', this.#state.link.call('ready'));
   }
 

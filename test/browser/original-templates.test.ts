@@ -5,7 +5,7 @@
  * before ready(), promises dropped. It runs in a real cross-origin iframe.
  */
 import { expect } from '@esm-bundle/chai';
-import { RemixSession, TemplateFrame } from '../../host/index.js';
+import { RemixSession, TemplateFrame, type ValueOverrides } from '../../host/index.js';
 import { HOST_ORIGIN, Probe, sleep, TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
 
 interface Harness {
@@ -23,9 +23,9 @@ function templateUrl(query: Record<string, string> = {}): string {
 }
 
 /** The template in a frame; with `withSession` false, in a host that answers no remix call (a plain feed item's situation). */
-function open(options: { withSession: boolean; query?: Record<string, string> }): Harness {
+function open(options: { withSession: boolean; query?: Record<string, string>; values?: ValueOverrides }): Harness {
   const frame = new TemplateFrame({ src: templateUrl(options.query), container: document.body });
-  const session = options.withSession ? new RemixSession() : null;
+  const session = options.withSession ? new RemixSession(options.values ? { values: options.values } : {}) : null;
   const detach = session?.attach(frame);
   const probe = new Probe(() => frame.iframe.contentWindow);
   return {
@@ -75,6 +75,27 @@ describe('templates of the original platform, with only the import changed', () 
     await harness.frame.whenLinked();
     await harness.probe.waitFor('loaded');
     expect((await harness.probe.command('getters')).value).to.deep.equal({ isRemixing: false, editorAttributes: {}, remixingActivePath: null });
+  });
+
+  it('a template that read its values at start-up shows the host’s values once ready (a published remix)', async () => {
+    harness = open({ withSession: true, values: { messages: { title: 'Remixed title', items: [{ text: 'remixed' }] } } });
+    await harness.probe.waitFor('remixing');
+    // The template read both values before the link was made; each is told once, as [scope, key] and its value.
+    await harness.probe.waitFor('valueChanged', 2);
+    await sleep(100);
+    expect(harness.probe.of('valueChanged')).to.have.deep.members([
+      { path: ['messages', 'title'], newValue: 'Remixed title' },
+      { path: ['messages', 'items'], newValue: [{ text: 'remixed' }] },
+    ]);
+    expect(harness.probe.of('valueChanged').length).to.equal(2);
+    expect((await harness.probe.command('shown')).value).to.deep.equal({ title: 'Remixed title', items: ['remixed'] });
+  });
+
+  it('values the host leaves as built are not told again', async () => {
+    harness = open({ withSession: true, values: { messages: { title: 'Inbox' } } });
+    await harness.probe.waitFor('remixing');
+    await sleep(300);
+    expect(harness.probe.of('valueChanged')).to.deep.equal([]);
   });
 
   it('takes numbers in a path as list indexes and ignores a trailing undefined', async () => {
