@@ -52,6 +52,7 @@ import {
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed, type PublishedRemix } from './catalog.js';
 import { Forwarder } from './lib/forward.js';
 import { chimeWav, radioWav, treasurePng } from './lib/media.js';
+import { PREVIEW_ID_PATTERN, PreviewStore } from './lib/previews.js';
 import { RemixStore } from './lib/remix-store.js';
 import { ShardMonitor } from './lib/shard-monitor.js';
 import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js';
@@ -109,6 +110,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   }
 
   const remixes = await RemixStore.open(dataDir);
+  const previews = new PreviewStore();
   const httpServer = createHttpServer();
   // Every TCP connection, upgraded ones too (Vite's HMR socket, the tunnels): close() ends them,
   // since httpServer.close() waits for each one a browser tab keeps open, which kept Ctrl-C from stopping the demo.
@@ -173,6 +175,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       const remix = await remixes.publish({ template: template.id, title, values: values as PublishedRemix['values'], parent: typeof parent === 'string' ? parent : null });
       return sendJson(response, 201, remix);
     }
+    const previewMatch = /^PUT \/demo-api\/previews\/([^/]+)$/.exec(route);
+    if (previewMatch) {
+      // The editor's values in Preview, so the template's backend sees them as it will once published.
+      const id = previewMatch[1]!;
+      if (!PREVIEW_ID_PATTERN.test(id)) return sendError(response, 400, 'INVALID_ARGUMENT', 'a preview id is preview- and 8 to 40 letters, digits, _ or -');
+      const body = await readJson(request, MAX_PUBLISH_BYTES);
+      const template = DEMO_TEMPLATES.find((entry) => entry.id === body['template']);
+      if (!template) return sendError(response, 400, 'INVALID_ARGUMENT', 'template must be one of the demo templates');
+      const problem = valuesProblem(body['values']);
+      if (problem) return sendError(response, 400, problem.code, problem.message);
+      previews.set(id, { template: template.id, values: body['values'] as PublishedRemix['values'] });
+      response.writeHead(204).end();
+      return;
+    }
     const remixMatch = /^GET \/demo-api\/remixes\/([^/]+)$/.exec(route);
     if (remixMatch) {
       const remix = REMIX_ID_PATTERN.test(remixMatch[1]!) ? remixes.get(remixMatch[1]!) : undefined;
@@ -210,11 +226,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 
   const vaultRoute = (request: IncomingMessage, response: ServerResponse, url: URL): void => {
     // The platform forwards a published remix's backend calls with its values, in the signed
-    // header VccMiddleware verifies. The template says which remix it shows (`?remix=`); a made-up
-    // id gets nothing, and a header sent by the browser itself fails verification.
+    // header VccMiddleware verifies, and so it does for the remix the editor previews. The
+    // template says which remix it shows (`?remix=`); a made-up id gets nothing, and a header
+    // sent by the browser itself fails verification.
     delete request.headers[VCC_HEADER];
     const remix = url.searchParams.get('remix');
-    const published = remix && REMIX_ID_PATTERN.test(remix) ? remixes.get(remix) : undefined;
+    const published = remix ? ((REMIX_ID_PATTERN.test(remix) ? remixes.get(remix) : undefined) ?? previews.get(remix)) : undefined;
     if (published?.template === 'vault' && signaling) {
       try {
         const header = signaling.signRemixHeaders({ templateProjectId: DEMO_PROJECT_ID, projectId: DEMO_PROJECT_ID, projectToken: DEMO_PROJECT_TOKEN, values: published.values as never });
@@ -222,7 +239,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       } catch (error) {
         // A remix the platform will not vouch for (kept in remixes.json from before the publish
         // API refused its names or values) is served as the template: never a throw in this listener.
-        console.warn(`platform-kit demo: remix ${published.id} is served without its values: ${(error as Error).message}`);
+        console.warn(`platform-kit demo: remix ${remix} is served without its values: ${(error as Error).message}`);
       }
     }
     vaultApp(request as express.Request, response as express.Response, () => sendError(response, 404, 'NOT_FOUND', 'no such vault route'));

@@ -68,17 +68,34 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
     return url;
   };
   editor.storeSecret = async (value) => (await demoApi.storeSecret(value)).keyPath;
-  editor.src = templateUrl(template.id, { context: 'remix' });
+  // Preview shows what the backend will see: the values being edited are those of a previewed
+  // remix, which the template names as it names a published one (`?remix=`), and which the
+  // demo server forwards to the template's backend, signed, as the platform does.
+  const previewId = `preview-${crypto.randomUUID()}`;
+  const sendPreview = previewSender(previewId, template.id, () => editor.session?.overrides);
+  editor.addEventListener('platform-value-change', sendPreview);
+  editor.addEventListener('platform-editor-ready', sendPreview);
+  editor.src = templateUrl(template.id, { context: 'remix', remix: previewId });
   document.querySelector('.editor-stage')!.append(editor);
   document.title = `Remix ${template.title} · Platform Kit demo`;
 
+  // The header says what is true now: an error shows until the next accepted change or a
+  // switch between editing and Preview, not for the rest of the session.
+  const editingText = `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: click a part of the template, or use the panel`;
+  const showState = (): void => {
+    status.textContent = editor.session?.remixing === false ? `Preview of your ${template.title}: as viewers will see it` : editingText;
+    delete status.dataset['error'];
+  };
   editor.addEventListener('platform-editor-ready', () => {
-    status.textContent = `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: click a part of the template, or use the panel`;
+    showState();
     document.body.dataset['ready'] = 'true';
   });
   editor.addEventListener('platform-editor-error', (event) => {
     status.textContent = event.detail.error.message.replace(/^platform-kit: /, '');
+    status.dataset['error'] = 'true';
   });
+  editor.addEventListener('platform-value-change', showState);
+  editor.addEventListener('platform-remixing-change', showState);
   editor.addEventListener('platform-finish', () => {
     void publish();
   });
@@ -106,4 +123,28 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
     }
     return `${template.title} (remix)`;
   }
+}
+
+/**
+ * Sends the current values as preview `id` after each change: one request at a time, and
+ * the newest values after it when more changes came meanwhile (typing sends a few, not one a key).
+ */
+function previewSender(id: string, template: string, values: () => ValueOverrides | undefined): () => void {
+  let sending = false;
+  let again = false;
+  return () => {
+    if (sending) {
+      again = true;
+      return;
+    }
+    sending = true;
+    void (async () => {
+      do {
+        again = false;
+        const current = values();
+        if (current) await demoApi.preview(id, { template, values: current }).catch((error: unknown) => console.warn('platform-kit demo: the preview values were not sent', error));
+      } while (again);
+      sending = false;
+    })();
+  };
 }

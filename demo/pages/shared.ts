@@ -44,6 +44,10 @@ export const demoApi = {
     fetch('/demo-api/remixes', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }).then((response) =>
       json<PublishedRemix>(response),
     ),
+  preview: async (id: string, input: { template: string; values: ValueOverrides }): Promise<void> => {
+    const response = await fetch(`/demo-api/previews/${encodeURIComponent(id)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    if (!response.ok) await json(response);
+  },
   upload: (file: File, signal: AbortSignal): Promise<{ url: string }> =>
     fetch('/demo-api/upload', { method: 'PUT', headers: { 'content-type': file.type || 'application/octet-stream' }, body: file, signal }).then((response) =>
       json<{ url: string }>(response),

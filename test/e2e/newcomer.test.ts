@@ -5,9 +5,10 @@
  * would.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startRig, type Rig } from './support.js';
+import { startRig, templateFrame, type Rig } from './support.js';
 
 describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
   let rig: Rig;
@@ -39,6 +40,47 @@ describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
     // The check itself can see Lit: the editor page loads it.
     const editorModules = await editor.page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\/(lit|lit-html|lit-element|@lit)[/_.]/.test(name)));
     assert.ok(editorModules.length > 0);
+  });
+
+  it("the editor's Preview shows what the backend will see: the vault opens with the name and secret being edited", async () => {
+    const { page } = await open('/editor.html?template=vault', false);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
+    const vault = await templateFrame(page, '/templates/vault/');
+    // Before it is opened the vault shows no result: no broken image, no empty rows.
+    assert.equal(await vault.locator('.result').isVisible(), false);
+    assert.equal(await vault.locator('.treasure').isVisible(), false);
+    await page.evaluate(async () => {
+      const editor = document.querySelector('platform-editor') as unknown as { session: { setValue(path: string[], value: unknown): void }; setRemixing(on: boolean): void };
+      const stored = (await (await fetch('/demo-api/secrets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: 'edited secret' }) })).json()) as { keyPath: string };
+      editor.session.setValue(['vault', 'label'], 'Renamed in the editor');
+      editor.session.setValue(['vault', 'apiKey'], stored.keyPath);
+      editor.setRemixing(false);
+    });
+    await vault.waitForFunction(() => document.querySelector('h1')?.textContent === 'Renamed in the editor');
+    await vault.click('.open');
+    await vault.waitForFunction(() => document.body.dataset['state'] === 'open', undefined, { timeout: 15_000 });
+    assert.match((await vault.textContent('.opened')) ?? '', /^Renamed in the editor/);
+    assert.equal(await vault.getAttribute('.secret', 'data-sha256'), createHash('sha256').update('edited secret').digest('hex').slice(0, 16));
+  });
+
+  it("the editor's header drops an error once a later change is accepted, and in Preview", async () => {
+    const { page } = await open('/editor.html?template=greeting', false);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
+    const status = page.locator('.top .status');
+    const fail = (): Promise<void> =>
+      page.evaluate(() => {
+        const error = Object.assign(new Error('platform-kit: a color is #rrggbb'), { code: 'INVALID_VALUE' });
+        document.querySelector('platform-editor')!.dispatchEvent(new CustomEvent('platform-editor-error', { detail: { error, path: ['card', 'background'] }, bubbles: true }));
+      });
+    await fail();
+    assert.equal(await status.textContent(), 'a color is #rrggbb');
+    await page.evaluate(() => (document.querySelector('platform-editor') as unknown as { session: { setValue(path: string[], value: unknown): void } }).session.setValue(['card', 'background'], '#336699'));
+    await page.waitForFunction(() => !document.querySelector('.top .status')?.hasAttribute('data-error'));
+    assert.match((await status.textContent()) ?? '', /^Remixing/);
+    await fail();
+    await page.evaluate(() => (document.querySelector('platform-editor') as unknown as { setRemixing(on: boolean): void }).setRemixing(false));
+    await page.waitForFunction(() => !document.querySelector('.top .status')?.hasAttribute('data-error'));
+    assert.match((await status.textContent()) ?? '', /^Preview/);
   });
 
   for (const phone of [true, false]) {
