@@ -248,7 +248,7 @@ export function assertValueFitsType(value: unknown, type: VccType, where = 'valu
   switch (type.kind) {
     case 'text':
     case 'textarea':
-      if (typeof value !== 'string') fail(`must be a string for a ${type.kind} VCC`);
+      if (typeof value !== 'string') fail(`must be a string for ${withArticle(type.kind)} VCC`);
       if (type.maxLength !== undefined && (value as string).length > type.maxLength) fail(`is longer than ${type.maxLength} characters`);
       return;
     case 'range':
@@ -260,7 +260,7 @@ export function assertValueFitsType(value: unknown, type: VccType, where = 'valu
       return;
     case 'color':
       if (typeof value !== 'string' || !isColorString(value, type.allowAlpha)) {
-        fail(`must be a ${type.allowAlpha ? '' : 'opaque '}color (hex, rgb() or hsl())`);
+        fail(`must be ${type.allowAlpha ? 'a' : 'an opaque'} color (hex, rgb() or hsl())`);
       }
       return;
     case 'select':
@@ -272,7 +272,7 @@ export function assertValueFitsType(value: unknown, type: VccType, where = 'valu
     case 'sound':
     case 'video':
     case 'file':
-      if (typeof value !== 'string' || (value !== '' && !isSafeMediaUrl(value))) fail(`must be an http(s) URL or a path for a ${type.kind} VCC`);
+      if (typeof value !== 'string' || (value !== '' && !isSafeMediaUrl(value))) fail(`must be an http(s) URL or a path for ${withArticle(type.kind)} VCC`);
       return;
     case 'secret':
       if (typeof value !== 'string' || (value !== '' && !value.startsWith(KEYSTORE_SCHEME))) {
@@ -335,4 +335,9 @@ function stringOption(options: { readonly [option: string]: PlainData }, name: s
 function objectOption(options: { readonly [option: string]: PlainData }, name: string): { [option: string]: PlainData } | undefined {
   const value = options[name];
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+/** "a text", "an image": the article a type name takes in a message. */
+function withArticle(name: string): string {
+  return `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${name}`;
 }

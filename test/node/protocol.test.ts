@@ -138,6 +138,19 @@ describe('VCC types', () => {
     assert.ok(fits('rgba(1, 2, 3, 0.5)', 'color', { allowAlpha: true }));
     assert.ok(!fits('rgba(1, 2, 3, 0.5)', 'color'));
     assert.ok(!fits('red; background:url(x)', 'color'));
+    const messageOf = (value: unknown, type: string, options = {}): string => {
+      try {
+        assertValueFitsType(value, parseVccType(type, options));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    // Messages a person reads: "an image", "an opaque color".
+    assert.match(messageOf(3, 'image'), /for an image VCC/);
+    assert.match(messageOf(3, 'text'), /for a text VCC/);
+    assert.match(messageOf('#12345678', 'color'), /must be an opaque color/);
+    assert.match(messageOf('nope', 'color', { allowAlpha: true }), /must be a color/);
     assert.ok(fits('b', 'select', { options: ['a', 'b'] }));
     assert.ok(!fits('c', 'select', { options: ['a', 'b'] }));
     assert.ok(fits('https://cdn.example/a.png', 'image'));

@@ -268,9 +268,14 @@ export class FileControl extends MediaControl {
   protected readonly kind = 'file';
 }
 
+/**
+ * A size as browsers and file managers print it, in decimal units: 4,000,000
+ * bytes is "4 MB" (not "3.8 MB", which is what dividing by 1,048,576 and
+ * calling it MB would say).
+ */
 function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KB`;
+  if (bytes >= 1_000_000) return `${(bytes / 1_000_000).toFixed(1).replace(/\.0$/, '')} MB`;
+  if (bytes >= 1_000) return `${(bytes / 1_000).toFixed(1).replace(/\.0$/, '')} kB`;
   return `${bytes} bytes`;
 }
 
