@@ -164,11 +164,18 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
   });
 
   it('two browsers join Sketch party and see each other: players, a targeted wave, strokes, shard info; the dashboard shows the shard', async () => {
-    const url = `${rig.demo.templateOrigin}/templates/sketch/`;
+    // Both start in the same color: the one who joined later must take another (issue 17).
+    const url = `${rig.demo.templateOrigin}/templates/sketch/?color=${encodeURIComponent('#e03131')}`;
     const { page: alice } = await rig.page({ width: 800, height: 500 });
     const { page: bob } = await rig.page({ width: 800, height: 500 });
     await Promise.all([alice.goto(url), bob.goto(url)]);
     for (const page of [alice, bob]) await page.waitForFunction(() => document.body.dataset['players'] === '2', undefined, { timeout: 20_000 });
+    for (const page of [alice, bob]) {
+      await page.waitForFunction(() => {
+        const colors = [...document.querySelectorAll<HTMLElement>('.players .dot')].map((dot) => dot.style.background);
+        return colors.length === 2 && colors[0] !== colors[1];
+      }, undefined, { timeout: 10_000 });
+    }
     const nameOf = async (page: Page): Promise<string> => (await page.locator('.status').textContent())!.replace(/^you are /, '');
     const [aliceName, bobName] = [await nameOf(alice), await nameOf(bob)];
     assert.notEqual(aliceName, bobName);

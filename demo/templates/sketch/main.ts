@@ -26,7 +26,9 @@ const ADJECTIVES = ['Blue', 'Swift', 'Quiet', 'Brave', 'Lucky', 'Sunny', 'Witty'
 const ANIMALS = ['Otter', 'Fox', 'Heron', 'Panda', 'Lynx', 'Koala', 'Moth', 'Yak', 'Gecko', 'Wren'];
 const COLORS = ['#e03131', '#1971c2', '#2f9e44', '#f08c00', '#9c36b5', '#0c8599', '#d6336c', '#5c940d'];
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
-const me = { name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`, color: pick(COLORS) };
+// A link may ask for a starting color (`?color=%23e03131`, one of COLORS); another player's keeps it (keepColorOwn).
+const askedColor = new URLSearchParams(location.search).get('color');
+const me = { name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`, color: askedColor !== null && COLORS.includes(askedColor) ? askedColor : pick(COLORS) };
 
 /** A stroke: color, width and points as fractions of the board (0..1), so every screen size agrees. */
 interface Stroke {
@@ -233,9 +235,27 @@ dispatch.onConnectedClientsChanged((list) => {
     remoteCursors.delete(clientId);
     latencyByClient.delete(clientId);
   }
+  keepColorOwn(list);
   renderPlayers();
   if (arrived) void refreshShards();
 });
+
+/**
+ * Two players in one color cannot tell their strokes apart. The colors are picked at random
+ * before anyone is known, so a clash is settled here: whoever joined later (or, at the same
+ * time, has the larger id) takes the first color nobody uses, and tells the shard.
+ */
+function keepColorOwn(list: readonly ConnectedClient[]): void {
+  const self = list.find((client) => client.clientId === dispatch.connectionInfo?.clientId);
+  if (!self) return;
+  const yieldsTo = (other: ConnectedClient): boolean => other.connectedAt < self.connectedAt || (other.connectedAt === self.connectedAt && other.clientId < self.clientId);
+  const others = list.filter((client) => client.clientId !== self.clientId);
+  if (!others.some((other) => other.userInfo['color'] === me.color && yieldsTo(other))) return;
+  const taken = new Set(others.map((other) => other.userInfo['color']));
+  me.color = COLORS.find((color) => !taken.has(color)) ?? pick(COLORS);
+  reportedNet = '';
+  dispatch.setUserInfo({ ...me }).catch((error: unknown) => console.warn('sketch: setUserInfo failed', error));
+}
 
 dispatch.onError((error) => {
   statusLine.textContent = error.message.replace(/^platform-kit: /, '');
