@@ -97,7 +97,9 @@ function render(snapshot: DashboardSnapshot): void {
                         swatch.style.background = member.color;
                         name.append(swatch);
                       }
-                      name.append(`${member.name ?? member.clientId.slice(0, 8)}${member.online ? '' : ' (reconnecting)'}`);
+                      // Offline: its connection dropped without a goodbye (a closed tab leaves at once); the
+                      // server keeps its place for the grace period so it can come back with the same id.
+                      name.append(`${member.name ?? member.clientId.slice(0, 8)}${member.online ? '' : ' (connection lost: its place is kept 30 s for a reconnect)'}`);
                       const row = element(
                         'tr',
                         {},

@@ -89,7 +89,8 @@ export class ControlSocket extends WebSocket {
 /** What a server does with its sockets' events. */
 export interface ControlSocketHandlers {
   message(connection: Connection, data: RawData, isBinary: boolean): void;
-  close(connection: Connection): void;
+  /** `code`: the close code the client sent (1006 when the socket died without one). */
+  close(connection: Connection, code: number): void;
   /** A handler threw: the one catch of the door (answers INTERNAL, logs); the process goes on. */
   threw(connection: Connection, error: unknown, during: string): void;
 }
@@ -121,7 +122,7 @@ export function controlSocketClass(handlers: ControlSocketHandlers): typeof Cont
             connection.alive = true;
             return true;
           case 'close':
-            handlers.close(connection);
+            handlers.close(connection, typeof first === 'number' ? first : 1006);
             return true;
           default:
             return super.emit(event, first, second);

@@ -29,7 +29,7 @@ import { onClose, saveBuckets } from './session.js';
 export function controlHandlers(ctx: ServerContext): ControlSocketHandlers {
   return {
     message: (connection, data, isBinary) => onMessage(ctx, connection, data, isBinary),
-    close: (connection) => onClose(ctx, connection),
+    close: (connection, code) => onClose(ctx, connection, code),
     threw: (connection, error, during) => threw(ctx, connection, error, during),
   };
 }

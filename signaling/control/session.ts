@@ -19,8 +19,16 @@ const SHORT_VISIT_MS = 10_000;
  */
 const SHORT_VISIT_GRACE_MS = 5_000;
 
-/** A control socket closed (ws emits `close` once per socket). */
-export function onClose(ctx: ServerContext, connection: Connection): void {
+/**
+ * Close code a browser sends when its page goes away (a tab closed, a navigation): that page
+ * cannot resume, so its member leaves at once instead of lingering for the grace period as a
+ * "reconnecting" ghost in everyone's presence. A socket that dies without a goodbye (1006: a
+ * network drop, a phone put to sleep) keeps its place.
+ */
+const GOING_AWAY = 1001;
+
+/** A control socket closed (ws emits `close` once per socket) with the client's close `code`. */
+export function onClose(ctx: ServerContext, connection: Connection, code: number): void {
   leaveUnjoined(ctx, connection);
   ctx.connectionCount--;
   if (connection.state !== 'joined') {
@@ -28,7 +36,7 @@ export function onClose(ctx: ServerContext, connection: Connection): void {
     return;
   }
   detach(ctx, connection);
-  if (connection.leaving) {
+  if (connection.leaving || code === GOING_AWAY) {
     void finalize(ctx, connection, true);
     return;
   }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { WebSocket } from 'ws';
-import { PlatformBackend, type SignalingServer } from '../../signaling/index.js';
+import { createMemoryStore, PlatformBackend, type SignalingServer } from '../../signaling/index.js';
 import { backend, codeOf, PROJECT, Raw, sleep, startServer, TOKEN, waitFor } from './signaling-support.js';
 
 /** A deterministic generator so a failing fuzz run can be replayed. */
@@ -212,6 +212,35 @@ describe('clients across failures', () => {
       assert.deepEqual(errors, ['LINK_RESET']);
       assert.equal(a.connectionInfo?.shardName, 'grace');
       await a.disconnect();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a page that goes away (close 1001) leaves at once; a socket that dies keeps its place for the grace period', async () => {
+    // The store the server keeps its members in (what the demo's dashboard reads): online or within their grace period.
+    const store = createMemoryStore();
+    const server = await startServer({ store });
+    try {
+      const stays = new Raw(server.url);
+      await stays.join({ shardName: 'away' });
+      const members = async (): Promise<number> => (await store.members(PROJECT, 'away')).length;
+      // A tab closes: the browser sends 1001 (going away). That page can never resume.
+      const tab = new Raw(server.url);
+      await tab.join({ shardName: 'away' });
+      await tab.next((frame) => frame.type === 'event' || frame.type === 'presence', 1_000).catch(() => undefined);
+      assert.equal(await members(), 2);
+      tab.ws.close(1001, 'going away');
+      await stays.next((frame) => frame.type === 'presence' && JSON.stringify(frame).includes('remove'));
+      await waitFor(() => tab.closed, 'the tab to close');
+      assert.equal(await members(), 1, 'the closed tab no longer holds a place');
+      // A dropped connection (no close frame) is kept: it may come back and resume.
+      const dropped = new Raw(server.url);
+      await dropped.join({ shardName: 'away' });
+      dropped.close();
+      await stays.next((frame) => frame.type === 'presence' && JSON.stringify(frame).includes('remove'));
+      assert.equal(await members(), 2, 'the dropped client keeps its place for the grace period');
+      stays.close();
     } finally {
       await server.close();
     }
