@@ -51,6 +51,7 @@ export type {
 export type { ConnectedClient, EventPayload, ShardInfo } from '../protocol/signaling.js';
 export { Keystore, type KeystoreOptions, type UploadedFile } from './keystore.js';
 export { VccMiddleware, VCC_PUBLIC_KEY_ENV, type NodeMiddleware, type PlatformLocals, type VccMiddlewareOptions } from './vcc-middleware.js';
+export { platformErrorHandler, type ErrorMiddleware, type PlatformErrorHandlerOptions } from './error-handler.js';
 export { SERVICES_URL_ENV, DISPATCH_URL_ENV } from './services-client.js';
 
 /**
