@@ -23,6 +23,20 @@ describe('the package as a consumer imports it', () => {
     assert.ok(existsSync(fileURLToPath(new URL(`../../${manifest.bin['platform-vcc']}`, import.meta.url))));
   });
 
+  it('names its repository, and every image of the README is a file of it (npm resolves relative images against the repository)', () => {
+    const full = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { repository?: { url?: string }; homepage?: string };
+    assert.match(full.repository?.url ?? '', /^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+    assert.match(full.homepage ?? '', /^https:\/\//);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1] ?? '');
+    assert.ok(images.length > 0);
+    for (const image of images) {
+      if (/^https:\/\//.test(image)) continue;
+      assert.ok(!image.startsWith('/') && !image.startsWith('..'), `${image}: relative to the repository root`);
+      assert.ok(existsSync(fileURLToPath(new URL(`../../${image}`, import.meta.url))), `${image} exists`);
+    }
+  });
+
   it('ships the platform-kit-server bin, built, with its shebang', () => {
     const target = manifest.bin['platform-kit-server'];
     assert.equal(target, './dist/signaling/bin.js');
