@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Frame, Page } from 'playwright-core';
 import { Keystore } from '../../signaling/index.js';
-import { startRig, templateFrame, type Rig } from './support.js';
+import { drag, startRig, templateFrame, type Rig } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}test-artifacts/screenshots/`;
@@ -36,20 +36,6 @@ async function waitForEntry(page: Page, key: string): Promise<void> {
 /** A frame's <html data-playing>: what FeedSdk's onPlaybackStateChanged last said. */
 async function waitForPlaying(frame: Frame, playing: boolean): Promise<void> {
   await frame.waitForFunction((wanted) => document.documentElement.dataset['playing'] === String(wanted), playing, { timeout: 15_000 });
-}
-
-/** A real touch gesture through the DevTools protocol: it lands in whatever iframe is under the finger. */
-async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, steps = 8): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  const point = (x: number, y: number): { touchPoints: { x: number; y: number; id: number }[] } => ({ touchPoints: [{ x, y, id: 1 }] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', ...point(from.x, from.y) });
-  for (let step = 1; step <= steps; step++) {
-    const t = step / steps;
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', ...point(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t) });
-    await page.waitForTimeout(16); // one frame per move, as a finger gives them
-  }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
 }
 
 describe('the demo, end to end', { timeout: 120_000 }, () => {

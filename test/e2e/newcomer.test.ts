@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startRig, templateFrame, type Rig } from './support.js';
+import { drag, startRig, templateFrame, type Rig } from './support.js';
 
 describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
   let rig: Rig;
@@ -81,6 +81,27 @@ describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
     await page.evaluate(() => (document.querySelector('platform-editor') as unknown as { setRemixing(on: boolean): void }).setRemixing(false));
     await page.waitForFunction(() => !document.querySelector('.top .status')?.hasAttribute('data-error'));
     assert.match((await status.textContent()) ?? '', /^Preview/);
+  });
+
+  it('phone: a stroke drawn on Sketch party in the feed draws, and the feed stays on it', async () => {
+    // Not the first item: a stroke down on the first could not swipe anywhere.
+    const { page } = await open('/?item=greeting', true);
+    await page.waitForFunction(() => document.body.dataset['current'] === 'greeting', undefined, { timeout: 30_000 });
+    await page.evaluate(() => (document.querySelector('platform-feed') as unknown as { next(): void }).next());
+    await page.waitForFunction(() => document.body.dataset['current'] === 'sketch', undefined, { timeout: 30_000 });
+    const sketch = await templateFrame(page, '/templates/sketch/');
+    await sketch.waitForFunction(() => document.documentElement.dataset['playing'] === 'true', undefined, { timeout: 15_000 });
+    const board = (await sketch.locator('canvas').boundingBox())!;
+    // Downward, the way a swipe to the previous item goes.
+    const x = board.x + board.width / 2;
+    await drag(page, { x, y: board.y + 30 }, { x, y: Math.min(board.y + board.height - 10, 800) }, 14);
+    await page.waitForTimeout(1_000);
+    assert.equal(await page.evaluate(() => document.body.dataset['current']), 'sketch', 'the feed did not move');
+    assert.ok(Number(await sketch.evaluate(() => document.body.dataset['strokes'] ?? '0')) >= 1, 'the stroke was drawn');
+    // The feed is where it settled: the item fills the viewport, not cut off.
+    const frameBox = (await page.locator('platform-feed iframe[src*="/templates/sketch/"]').first().boundingBox())!;
+    const feedBox = (await page.locator('platform-feed').boundingBox())!;
+    assert.ok(Math.abs(frameBox.y - feedBox.y) < 2, `the item sits at the top of the feed (${frameBox.y} against ${feedBox.y})`);
   });
 
   for (const phone of [true, false]) {

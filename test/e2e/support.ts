@@ -83,3 +83,17 @@ export async function templateFrame(page: Page, part: string, timeoutMs = 15_000
     await page.waitForEvent('frameattached', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
   }
 }
+
+/** A real touch gesture through the DevTools protocol: it lands in whatever iframe is under the finger. */
+export async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, steps = 8): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const point = (x: number, y: number): { touchPoints: { x: number; y: number; id: number }[] } => ({ touchPoints: [{ x, y, id: 1 }] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', ...point(from.x, from.y) });
+  for (let step = 1; step <= steps; step++) {
+    const t = step / steps;
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', ...point(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t) });
+    await page.waitForTimeout(16); // one frame per move, as a finger gives them
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}

@@ -145,6 +145,10 @@ const endStroke = (): void => {
 };
 canvas.addEventListener('pointerup', endStroke);
 canvas.addEventListener('pointercancel', endStroke);
+// In the feed a finger on the board draws; it must not swipe. The feed has seen the touchstart
+// already (FeedSdk forwards every touch), so the board takes the gesture back at once: the feed
+// stops following this finger, whichever way it goes (a stroke down is no swipe to the previous item).
+canvas.addEventListener('touchstart', () => void feed.requestCancelTouch(), { passive: true });
 
 let lastCursorAt = 0;
 function sendCursor(x: number, y: number): void {
