@@ -57,6 +57,7 @@ import { FeedWindow } from './feed-window.js';
 import { GuestDoor } from './guest-door.js';
 import { InfiniteLoader } from './infinite-loader.js';
 import { frameAllow, LiveFrame, type LiveFrameHooks } from './live-frame.js';
+import { attachNotRemixing, attachValues } from './remix-preview.js';
 import { SheetActions } from './sheet-actions.js';
 
 export type { FeedControllerEvents, FeedItemStatus, SkipReason } from './feed-events.js';
@@ -424,7 +425,11 @@ export class FeedController {
       // The sheet's page is judged against the focused item's origin.
       allow: frameAllow(this.#settings.allow, this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url, src),
       handlers: this.#door.handlersFor(live),
-      ...(values ? { attachExtras: (frame: TemplateFrame) => this.#door.attachValues(live, frame, values) } : {}),
+      // A preview, never a remix: every template hears so after its ready() (see remix-preview.ts).
+      attachExtras: (frame: TemplateFrame) =>
+        values
+          ? attachValues(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler))
+          : attachNotRemixing(frame),
     });
   }
 

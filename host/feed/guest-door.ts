@@ -7,9 +7,7 @@
  * behind it ({@link GuestCalls}) see only checked arguments.
  */
 import { PlatformError, isPlatformError } from '../../protocol/errors.js';
-import type { ValueOverrides } from '../../protocol/link.js';
-import { RemixSession, type RemixCall } from '../remix-session.js';
-import type { HostHandlers, TemplateFrame } from '../template-frame.js';
+import type { HostHandlers } from '../template-frame.js';
 import { checkFeedUrl } from './feed-items.js';
 import type { LiveFrame } from './live-frame.js';
 
@@ -72,23 +70,6 @@ export class GuestDoor {
       presentControl: refuseOther('presentControl'),
       finish: refuseOther('finish'),
     };
-  }
-
-  /**
-   * Gives the item's template its values as a remix preview does: a
-   * RemixSession (not remixing) attached to the frame re-sends them at every
-   * (re)link, before the guest's ready(). Its handlers (setValue,
-   * presentControl, finish, reportPointer) go through this door.
-   * Returns what releases it.
-   */
-  attachValues(live: LiveFrame, frame: TemplateFrame, values: ValueOverrides): (() => void)[] {
-    const session = new RemixSession({ values, remixing: false });
-    const detach = session.attach(frame, {
-      wrapHandler: (name: RemixCall, handler) => this.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler),
-    });
-    // A template without InstantRemixing cannot describe itself: nothing for the feed's user to see.
-    const stopErrors = session.on('error', (error) => reportQuietly(error));
-    return [detach, stopErrors];
   }
 
   /** `run` behind the door: a token of `bucket` first, a refusal reported. */
