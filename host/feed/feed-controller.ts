@@ -52,7 +52,7 @@ import { checkFeedItem, type FeedItem } from './feed-items.js';
 import { feedSettings, type FeedControllerOptions, type FeedLoader, type FeedSettings } from './feed-options.js';
 import { FeedPlayback } from './feed-playback.js';
 import { FEED_STYLES } from './feed-styles.js';
-import { FeedTrack } from './feed-track.js';
+import { FeedTrack, keepUnscrolled } from './feed-track.js';
 import { FeedWindow } from './feed-window.js';
 import { GuestDoor } from './guest-door.js';
 import { InfiniteLoader } from './infinite-loader.js';
@@ -105,6 +105,7 @@ export class FeedController {
     this.#status.setAttribute('role', 'status');
     this.#viewport.append(this.#track.element, this.#status);
     this.#container.append(this.#style, this.#viewport);
+    keepUnscrolled(this.#viewport);
 
     this.#playback = new FeedPlayback({
       allLive: () => [...this.#window.lives(), ...(this.#sheets.sheetLive ? [this.#sheets.sheetLive] : [])],

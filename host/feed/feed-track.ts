@@ -62,3 +62,21 @@ export class FeedTrack {
     this.#settled();
   };
 }
+
+/**
+ * Undoes a native scroll of the viewport or an item (a template's
+ * scrollIntoView() chains to them). They clip (feed-styles.ts), so this
+ * matters only in a browser without `overflow: clip`, where they are
+ * scroll containers. Returns what removes it.
+ */
+export function keepUnscrolled(viewport: HTMLElement): () => void {
+  const onScroll = (event: Event): void => {
+    const target = event.target;
+    if (!(target instanceof HTMLElement) || (target !== viewport && !target.classList.contains('pk-feed-item'))) return;
+    if (target.scrollTop !== 0) target.scrollTop = 0;
+    if (target.scrollLeft !== 0) target.scrollLeft = 0;
+  };
+  // Capture: a scroll event does not bubble, and an item's is heard only on the way down.
+  viewport.addEventListener('scroll', onScroll, { capture: true, passive: true });
+  return () => viewport.removeEventListener('scroll', onScroll, { capture: true });
+}

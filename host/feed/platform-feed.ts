@@ -101,7 +101,9 @@ export class PlatformFeed extends LitElement {
       position: relative;
       height: 100%;
       min-height: 200px;
+      /* Clip, not hide: a hidden overflow is a scroll container a template's scrollIntoView() can scroll. */
       overflow: hidden;
+      overflow: clip;
     }
     .feed {
       position: absolute;

@@ -145,6 +145,31 @@ describe('feed: focus, playback and the live window', function () {
     expect(skips.map((skip) => skip.index)).to.deep.equal([0, 3]);
   });
 
+  it("a template's scrollIntoView() does not scroll the feed: its viewport stays at 0 and the item where it belongs", async () => {
+    const scroller = (tag: string): FeedItem => ({ url: feedFixtureUrl('scrolls-into-view', { tag }), id: tag });
+    const feed = mount({ items: [scroller('s0'), scroller('s1'), ...templateItems(1, {}, 2)] });
+    const { controller, box } = feed;
+    const scrolled = (element: Element): number[] => [element.scrollTop, element.scrollLeft];
+    const expectInPlace = async (index: number): Promise<void> => {
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      expect(scrolled(controller.viewport), 'the feed viewport').to.deep.equal([0, 0]);
+      const item = controller.viewport.querySelector(`.pk-feed-item[data-index="${index}"]`)!;
+      expect(scrolled(item), 'the item').to.deep.equal([0, 0]);
+      const itemRect = item.getBoundingClientRect();
+      const boxRect = box.getBoundingClientRect();
+      expect([itemRect.top, itemRect.left, itemRect.height]).to.deep.equal([boxRect.top, boxRect.left, boxRect.height]);
+      const frameRect = controller.frameAt(index)!.iframe.getBoundingClientRect();
+      expect([frameRect.top, frameRect.height]).to.deep.equal([boxRect.top, boxRect.height]);
+    };
+    await reports.waitFor('scrolled', 's0');
+    await expectInPlace(0);
+    // And for an item further down the track, after a move.
+    controller.next();
+    await reports.waitFor('scrolled', 's1');
+    await waitUntil(() => controller.viewport.querySelector('.pk-feed-item[data-index="1"]')!.getBoundingClientRect().top === box.getBoundingClientRect().top, 'the snap', 3_000).catch(() => undefined);
+    await expectInPlace(1);
+  });
+
   it('appends from a loader: an infinite feed', async () => {
     const offsets: number[] = [];
     const feed = mount({
