@@ -111,7 +111,10 @@ export class FeedController {
       allLive: () => [...this.#window.lives(), ...(this.#sheets.sheetLive ? [this.#sheets.sheetLive] : [])],
       isFocused,
       changed: (index, isPlaying) => emit('playbackchange', { index, isPlaying }),
-      playHeard: () => this.#window.update(),
+      playHeard: () => {
+        this.#window.update();
+        this.#gestures.playHeard();
+      },
     });
     const hooks: LiveFrameHooks = {
       isLive,

@@ -19,6 +19,11 @@ import { SwipeTracker, type SwipeInput, type SwipePoint, type SwipeTrackerOption
 const WHEEL_STREAM_GAP_MS = 150;
 /** Wheel travel (CSS px) that moves the feed. */
 const WHEEL_THRESHOLD_PX = 40;
+/**
+ * How long after a wheel step the play it brings can still extend the
+ * stream (see {@link FeedGestures.playHeard}).
+ */
+const WHEEL_PLAY_WAIT_MS = 1_000;
 /** How far a drag past the first or last item goes, as a fraction of the finger's travel. */
 const RUBBER_BAND = 0.3;
 
@@ -56,6 +61,7 @@ export class FeedGestures {
   #wheelAccumulated = 0;
   #wheelLastMs = -Infinity;
   #wheelStepped = false;
+  #wheelStepMs = -Infinity;
 
   constructor(host: FeedGestureHost, swipe: SwipeTrackerOptions | undefined) {
     this.#host = host;
@@ -78,6 +84,20 @@ export class FeedGestures {
   abandon(): void {
     this.#swipe.reset();
     if (this.#host.track.dragPx !== 0) this.#host.track.snapBack(this.#host.snapMs);
+  }
+
+  /**
+   * The template in focus answered its play. Right after a wheel step, the
+   * stream's quiet starts again now: a template that works hard as it starts
+   * playing holds its renderer (shared by the templates of its site), the
+   * wheel events of the same flick queue up behind that work and arrive
+   * together after a gap longer than a stream's; they must not move the feed
+   * again. The answer comes before them (it is sent when the template's
+   * handler returns), so they find the stream still going.
+   */
+  playHeard(): void {
+    const now = performance.now();
+    if (this.#wheelStepped && now - this.#wheelStepMs < WHEEL_PLAY_WAIT_MS) this.#wheelLastMs = now;
   }
 
   /** A template took the current gesture (requestCancelTouch()): the feed lets go of it. */
@@ -232,6 +252,7 @@ export class FeedGestures {
     this.#wheelAccumulated += deltaY * unit;
     if (Math.abs(this.#wheelAccumulated) < WHEEL_THRESHOLD_PX) return;
     this.#wheelStepped = true;
+    this.#wheelStepMs = now;
     this.#host.step(this.#wheelAccumulated > 0 ? 1 : -1);
   }
 

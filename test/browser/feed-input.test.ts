@@ -1,7 +1,7 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
 import type { FeedControllerEvents } from '../../host/index.js';
-import { feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
+import { feedFixtureUrl, feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 /** Real wheel turns at `at` (playwright's mouse.wheel, test/wtr/feed.mjs). */
@@ -61,6 +61,29 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     await sleep(250);
     expect(controller.index).to.equal(0);
     expect(reports.of('wheel', 't1').length).to.be.at.least(3);
+  });
+
+  it('one wheel gesture moves one item, whatever its ticks, also when the template it brings in holds its renderer', async () => {
+    // Templates that work hard when they start playing: the ticks that follow the first step
+    // queue up in the renderer and reach the feed in one burst, after a gap longer than a stream's.
+    const items = Array.from({ length: 5 }, (_, index) => ({ url: feedFixtureUrl('busy-on-play', { tag: `b${index}` }), id: `b${index}` }));
+    const feed = mount({ items });
+    const { controller } = feed;
+    const focus = collect('focuschange');
+    await reports.waitFor('playback', 'b0');
+    await quiet(controller);
+    await sleep(400);
+    // A flick of a mouse wheel: ten 120 px ticks.
+    await wheel(feed.at(0.5, 0.5), Array.from({ length: 10 }, () => 120), 40);
+    await reports.waitFor('playback', 'b1');
+    await sleep(800);
+    expect(controller.index).to.equal(1);
+    // A finer wheel: five 40 px ticks.
+    await wheel(feed.at(0.5, 0.5), Array.from({ length: 5 }, () => 40), 40);
+    await reports.waitFor('playback', 'b2');
+    await sleep(800);
+    expect(controller.index).to.equal(2);
+    expect(focus.map(({ index }) => index)).to.deep.equal([1, 2]);
   });
 
   it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {
