@@ -86,6 +86,28 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     expect(focus.map(({ index }) => index)).to.deep.equal([1, 2]);
   });
 
+  it('in a page taller than the window, the wheel the feed takes does not also scroll the page', async () => {
+    const tall = document.createElement('div');
+    tall.style.height = '4000px';
+    document.body.append(tall);
+    try {
+      const feed = mount({ items: templateItems(3) });
+      const { controller } = feed;
+      await reports.waitFor('playback', 't0');
+      await quiet(controller);
+      // Over a template: the template's document gets it; nothing in it scrolls, so it must not chain to this page.
+      await wheel(feed.at(0.5, 0.5), [120]);
+      await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+      await reports.waitFor('playback', 't1');
+      await sleep(300);
+      expect(window.scrollY).to.equal(0);
+      expect(controller.index).to.equal(1);
+    } finally {
+      tall.remove();
+      window.scrollTo(0, 0);
+    }
+  });
+
   it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {
     const feed = mount({ items: [...templateItems(1, { keepWheel: 1 }), ...templateItems(1, {}, 1)] });
     const { controller } = feed;
