@@ -312,6 +312,17 @@ export class FeedController {
     return true;
   }
 
+  /**
+   * Moves the feed by a wheel event the page heard outside it, e.g. over the
+   * margins around a narrow feed: one step per wheel gesture, as over the
+   * feed. It takes the event (preventDefault) unless a sheet is open or the
+   * event was already taken.
+   */
+  handleWheel(event: WheelEvent): void {
+    if (this.#destroyed || this.#index < 0) return;
+    this.#gestures.pageWheel(event);
+  }
+
   /** Closes the presented sheet (its template is paused, then removed). */
   closeSheet(): void {
     this.#sheets.closeSheet();

@@ -231,12 +231,19 @@ export class FeedGestures {
     }
   }
 
-  readonly #onWheel = (event: WheelEvent): void => {
+  /**
+   * A wheel event of the page: over the feed's viewport, or one the page
+   * hands over (FeedController.handleWheel). The feed takes it (prevents its
+   * default, so the page does not scroll too) unless a sheet is open.
+   */
+  pageWheel(event: WheelEvent): void {
     const { sheets } = this.#host;
-    if (sheets.sheetOpen || sheets.shareSheetOpen) return;
+    if (sheets.sheetOpen || sheets.shareSheetOpen || event.defaultPrevented) return;
     event.preventDefault();
     this.#wheel(event.deltaY, event.deltaMode);
-  };
+  }
+
+  readonly #onWheel = (event: WheelEvent): void => this.pageWheel(event);
 
   /** A wheel event over a template or the feed: one step per stream once it travelled {@link WHEEL_THRESHOLD_PX}. */
   #wheel(deltaY: number, deltaMode: number): void {

@@ -226,6 +226,11 @@ export class PlatformFeed extends LitElement {
     if (changed.has('label')) this.#labelViewport();
   }
 
+  /** Moves the feed by a wheel event the page heard outside it, e.g. over its margins (see FeedController.handleWheel). */
+  handleWheel(event: WheelEvent): void {
+    this.controller?.handleWheel(event);
+  }
+
   override focus(options?: FocusOptions): void {
     this.controller?.viewport.focus(options);
   }

@@ -108,6 +108,32 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     }
   });
 
+  it('the wheel over the margins around the feed moves it, once, when the page hands it over (handleWheel)', async () => {
+    const tall = document.createElement('div');
+    tall.style.height = '4000px';
+    document.body.append(tall);
+    // A margin beside the feed (its box is 360 px wide at the page's left), as around a phone-shaped column.
+    const margin = document.createElement('div');
+    margin.style.cssText = 'position: fixed; left: 360px; top: 0; width: 200px; height: 640px; z-index: 1000; background: #222;';
+    document.body.append(margin);
+    try {
+      const feed = mount({ items: templateItems(3) });
+      const { controller } = feed;
+      margin.addEventListener('wheel', (event) => controller.handleWheel(event), { passive: false });
+      await reports.waitFor('playback', 't0');
+      await quiet(controller);
+      await wheel({ x: 460, y: 320 }, [120, 120, 120], 30);
+      await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+      await sleep(400);
+      expect(controller.index).to.equal(1);
+      expect(window.scrollY).to.equal(0);
+    } finally {
+      margin.remove();
+      tall.remove();
+      window.scrollTo(0, 0);
+    }
+  });
+
   it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {
     const feed = mount({ items: [...templateItems(1, { keepWheel: 1 }), ...templateItems(1, {}, 1)] });
     const { controller } = feed;
