@@ -162,6 +162,7 @@ export class FeedController {
         step: (direction) => void this.#step(direction),
         loadMore: () => this.#loader.maybeLoadMore(),
         isLive,
+        currentLoaded: () => this.#window.live(this.#index)?.status === 'loaded',
       },
       options.swipe,
     );

@@ -52,6 +52,8 @@ export interface FeedGestureHost {
   loadMore(): void;
   /** Whether `live` is still shown. */
   isLive(live: LiveFrame): boolean;
+  /** Whether the current item's template has loaded (so a move to it sends its play at once). */
+  currentLoaded(): boolean;
 }
 
 /** The gesture layer; see the module comment. */
@@ -62,6 +64,8 @@ export class FeedGestures {
   #wheelLastMs = -Infinity;
   #wheelStepped = false;
   #wheelStepMs = -Infinity;
+  /** A wheel step moved to a loaded template: its play is on its way (see {@link playHeard}). */
+  #wheelAwaitsPlay = false;
 
   constructor(host: FeedGestureHost, swipe: SwipeTrackerOptions | undefined) {
     this.#host = host;
@@ -87,8 +91,8 @@ export class FeedGestures {
   }
 
   /**
-   * The template in focus answered its play. Right after a wheel step, the
-   * stream's quiet starts again now: a template that works hard as it starts
+   * A template answered its play. When it is the play a wheel step sent (to
+   * a template that had loaded), the stream's quiet starts again now: a template that works hard as it starts
    * playing holds its renderer (shared by the templates of its site), the
    * wheel events of the same flick queue up behind that work and arrive
    * together after a gap longer than a stream's; they must not move the feed
@@ -97,6 +101,8 @@ export class FeedGestures {
    */
   playHeard(): void {
     const now = performance.now();
+    if (!this.#wheelAwaitsPlay) return;
+    this.#wheelAwaitsPlay = false;
     if (this.#wheelStepped && now - this.#wheelStepMs < WHEEL_PLAY_WAIT_MS) this.#wheelLastMs = now;
   }
 
@@ -261,6 +267,8 @@ export class FeedGestures {
     this.#wheelStepped = true;
     this.#wheelStepMs = now;
     this.#host.step(this.#wheelAccumulated > 0 ? 1 : -1);
+    // Only the play the step itself sends: a template that loads later is not part of this gesture.
+    this.#wheelAwaitsPlay = this.#host.currentLoaded();
   }
 
   readonly #onKeyDown = (event: KeyboardEvent): void => {
