@@ -4,43 +4,32 @@
  * file holds the feed's focus (which item is current, moving to another)
  * and its public API, and wires the pieces, each in its own file:
  *
- *   - `feed-window.ts`: the entries and the window of live frames;
- *     `live-frame.ts`: one live template, its frame, status and timers.
- *   - `feed-playback.ts`: who is told it plays.
+ *   - `feed-window.ts`: the entries and the window of live frames (at most
+ *     three: current, previous, next); `live-frame.ts`: one live template.
+ *   - `feed-playback.ts`: who is told it plays (the template in focus).
  *   - `feed-gestures.ts` (with `forwarded-input.ts`, `swipe-tracker.ts`)
- *     and `feed-track.ts`: what moves the feed, and how it moves.
- *   - `guest-door.ts`: every call of a template, rate limited and reported;
- *     `sheet-actions.ts`: navigate, present, share, createRemix.
- *   - `infinite-loader.ts`: more items from the loader.
+ *     and `feed-track.ts`: what moves the feed (touches, forwarded or not,
+ *     the wheel, the keys), and how: a track moved by a transform, not a
+ *     native scroller.
+ *   - `guest-door.ts`: every call of a template, checked, rate limited and
+ *     reported; `sheet-actions.ts`: navigate, present, share, createRemix;
+ *     `remix-preview.ts`: an item's values, and onSetRemixing(false).
+ *   - `infinite-loader.ts`: more items from the loader; `feed-message.ts`:
+ *     what shows when there is no item to show.
  *
  * Model and rules:
  *   - Items are a list that only grows (append, or a loader callback for an
  *     infinite feed). One is current; it is the one template in focus unless
- *     a presented sheet covers it (then the sheet's template is).
- *   - At most three items are live (current, previous, next), and the
- *     current template plays while in focus: see `feed-window.ts` and
- *     `feed-playback.ts`. Focus moves when a swipe is released, not when
- *     the snap animation ends: the next template starts at once.
+ *     a presented sheet covers it (then the sheet's template is). Focus moves
+ *     when a swipe is released, not when the snap animation ends: the next
+ *     template starts at once.
  *   - Load: an item shows a loading state until it calls load(); one that
  *     has not within `loadTimeoutMs` of its creation is skipped (reported
  *     with a 'skip' event) and the feed moves past it.
- *   - Moving: the feed is a track moved by a transform, not a native
- *     scroller. A cross-origin template's touches never reach this page: the
- *     template forwards them after load() and the feed follows them (a
- *     native scroller would move twice when the browser also chains the
- *     template's scroll). The page's own touches (over a loading state),
- *     the wheel and the keyboard (arrows, j/k, Page Up/Down) move it too;
- *     over a template, the template forwards its wheel and those keys after
- *     load() and they move the feed the same way.
- *   - Values: an item with `values` (a published remix) gets a RemixSession
- *     in preview (`remixing: false`) attached to its frame, so the template
- *     reads them through InstantRemixing as in an editor's preview. The
- *     session's handlers sit over the feed's (TemplateFrame.addHandlers) and
- *     go through the same door (rate limits, refusal reports).
  *   - Guests are untrusted: every argument is checked at the door, calls are
- *     rate limited per frame (token buckets; `RATE_LIMITED`), present, share
- *     and createRemix need the caller to be in focus (`FORBIDDEN`), and
- *     navigate and present accept only http(s) URLs (`INVALID_ARGUMENT`).
+ *     rate limited per frame (`RATE_LIMITED`), present, share and
+ *     createRemix need the caller to be in focus (`FORBIDDEN`), and navigate
+ *     and present accept only http(s) URLs (`INVALID_ARGUMENT`).
  */
 import { PlatformError } from '../../protocol/errors.js';
 import type { ValueOverrides } from '../../protocol/link.js';
@@ -48,6 +37,7 @@ import { Emitter } from '../emitter.js';
 import type { TemplateFrame } from '../template-frame.js';
 import type { EmitFeedEvent, FeedControllerEvents, FeedItemStatus } from './feed-events.js';
 import { FeedGestures } from './feed-gestures.js';
+import { FeedMessage } from './feed-message.js';
 import { checkFeedItem, type FeedItem } from './feed-items.js';
 import { feedSettings, type FeedControllerOptions, type FeedLoader, type FeedSettings } from './feed-options.js';
 import { FeedPlayback } from './feed-playback.js';
@@ -57,7 +47,7 @@ import { FeedWindow } from './feed-window.js';
 import { GuestDoor } from './guest-door.js';
 import { InfiniteLoader } from './infinite-loader.js';
 import { frameAllow, LiveFrame, type LiveFrameHooks } from './live-frame.js';
-import { attachNotRemixing, attachValues } from './remix-preview.js';
+import { attachPreview } from './remix-preview.js';
 import { SheetActions } from './sheet-actions.js';
 
 export type { FeedControllerEvents, FeedItemStatus, SkipReason } from './feed-events.js';
@@ -69,6 +59,7 @@ export class FeedController {
   readonly #viewport: HTMLElement;
   readonly #style: HTMLStyleElement;
   readonly #status: HTMLElement;
+  readonly #message = new FeedMessage();
   readonly #settings: FeedSettings;
   readonly #events = new Emitter<FeedControllerEvents>();
   readonly #emit: EmitFeedEvent = (name, payload) => this.#events.emit(name, payload);
@@ -103,7 +94,7 @@ export class FeedController {
     this.#status = document.createElement('div');
     this.#status.className = 'pk-visually-hidden';
     this.#status.setAttribute('role', 'status');
-    this.#viewport.append(this.#track.element, this.#status);
+    this.#viewport.append(this.#track.element, this.#message.element, this.#status);
     this.#container.append(this.#style, this.#viewport);
     keepUnscrolled(this.#viewport);
 
@@ -177,10 +168,10 @@ export class FeedController {
           this.#window.append(items);
           this.#sync();
         },
+        changed: () => this.#showMessage(),
       },
       options.loader ?? null,
     );
-    document.addEventListener('visibilitychange', this.#onVisibilityChange);
 
     this.#window.append((options.items ?? []).map(checkFeedItem));
     this.#sync();
@@ -215,10 +206,7 @@ export class FeedController {
 
   /** Indices of the live items, ascending. */
   get liveIndices(): number[] {
-    return this.#window
-      .lives()
-      .map((live) => live.index)
-      .sort((a, b) => a - b);
+    return this.#window.lives().map((live) => live.index).sort((a, b) => a - b);
   }
 
   /** True once the loader said there is nothing more. */
@@ -341,7 +329,6 @@ export class FeedController {
     this.#loader.stop();
     this.#playback.stop();
     this.#track.stop();
-    document.removeEventListener('visibilitychange', this.#onVisibilityChange);
     this.#sheets.destroy();
     this.#window.destroy();
     this.#viewport.remove();
@@ -377,6 +364,14 @@ export class FeedController {
     this.#playback.reconcile();
     this.#window.schedule();
     this.#loader.maybeLoadMore();
+    this.#showMessage();
+  }
+
+  /** With no item to show: loading while the loader is asked, else why there is none (announced too). */
+  #showMessage(): void {
+    const entry = this.#window.entry(this.#index);
+    if (this.#destroyed || !this.#message.update(entry !== undefined && !entry.skipped, this.#loader)) return;
+    if (this.#message.state !== 'none') this.#status.textContent = this.#message.element.textContent ?? '';
   }
 
   #step(direction: 1 | -1): boolean {
@@ -442,17 +437,9 @@ export class FeedController {
       allow: frameAllow(this.#settings.allow, this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url, src),
       handlers: this.#door.handlersFor(live),
       // A preview, never a remix: every template hears so after its ready() (see remix-preview.ts).
-      attachExtras: (frame: TemplateFrame) =>
-        values
-          ? attachValues(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler))
-          : attachNotRemixing(frame),
+      attachExtras: (frame: TemplateFrame) => attachPreview(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler)),
     });
   }
-
-  readonly #onVisibilityChange = (): void => {
-    // A hidden tab pauses the focused template; showing it again resumes it.
-    this.#playback.reconcile();
-  };
 
   #assertAlive(): void {
     if (this.#destroyed) throw new PlatformError('LINK_CLOSED', 'the feed was destroyed');

@@ -6,6 +6,12 @@
  * turning input into "drag by this much" or "step once" is its own
  * concern (streams, rubber band, coordinate mapping); it moves the feed
  * only through {@link FeedGestureHost}.
+ *
+ * Why forwarded: the feed is a track moved by a transform, not a native
+ * scroller, and a cross-origin template's touches, wheel and keys never
+ * reach this page. The template forwards them after load() and the feed
+ * follows them (a native scroller would move twice when the browser also
+ * chains the template's scroll).
  */
 import { PlatformError } from '../../protocol/errors.js';
 import type { ForwardedTouchPoint } from '../../protocol/link.js';

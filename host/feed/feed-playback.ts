@@ -1,8 +1,8 @@
 /**
  * Playback: which live template is told it plays. A template plays when it
- * is the one in focus, has called load() and the tab is visible; changes
- * are sent as they happen, pauses before plays, and a play waits until the
- * template leaving focus has heard its pause. Apart from the window and the
+ * is the one in focus, has called load() and the tab is visible (a hidden
+ * tab pauses it); changes are sent as they happen, pauses before plays, and
+ * a play waits until the template leaving focus has heard its pause. Apart from the window and the
  * sheets because it is a state machine of its own (the pause barrier, the
  * play in flight) that both of them only ask to reconcile.
  */
@@ -32,8 +32,10 @@ export class FeedPlayback {
   /** Set while pauses are on their way: plays wait for it (see {@link reconcile}). */
   #pauseBarrier: Promise<unknown> | null = null;
 
+  /** Listens to the tab's visibility until {@link stop}. */
   constructor(subject: PlaybackSubject) {
     this.#subject = subject;
+    document.addEventListener('visibilitychange', this.#onVisibilityChange);
   }
 
   /** True when `live` plays and its play was heard, with no pause or play on its way. */
@@ -85,7 +87,13 @@ export class FeedPlayback {
   /** No more notifications (the feed was destroyed). */
   stop(): void {
     this.#stopped = true;
+    document.removeEventListener('visibilitychange', this.#onVisibilityChange);
   }
+
+  readonly #onVisibilityChange = (): void => {
+    // A hidden tab pauses the focused template; showing it again resumes it.
+    this.reconcile();
+  };
 
   #sendPlays(): void {
     if (this.#stopped) return;

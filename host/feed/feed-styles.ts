@@ -22,6 +22,8 @@ export const FEED_STYLES = `
 .pk-feed-spinner { width: 32px; height: 32px; border-radius: 50%; border: 3px solid var(--pk-feed-spinner-track, rgba(255,255,255,.25)); border-top-color: var(--pk-feed-spinner, #fff); animation: pk-feed-spin 0.9s linear infinite; }
 @keyframes pk-feed-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .pk-feed-spinner { animation-duration: 3s; } .pk-feed-frame { transition: none; } }
+.pk-feed-message { position: absolute; inset: 0; display: grid; place-items: center; padding: 24px; text-align: center; font: 15px/1.4 system-ui, sans-serif; color: var(--pk-feed-color, #fff); }
+.pk-feed-message[hidden] { display: none; }
 .pk-feed-offer { position: absolute; left: 12px; right: 12px; bottom: 12px; padding: 12px 16px; border-radius: 12px; background: var(--pk-feed-sheet-background, #1c1c1e); color: var(--pk-feed-sheet-color, #fff); font: 14px/1.4 system-ui, sans-serif; display: flex; gap: 12px; align-items: center; justify-content: space-between; touch-action: none; box-shadow: 0 4px 24px rgba(0,0,0,.4); }
 .pk-feed-offer a { color: inherit; font-weight: 600; }
 .pk-sheet, .pk-share { position: absolute; inset: 0; z-index: 2; }

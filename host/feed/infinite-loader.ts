@@ -22,6 +22,8 @@ export interface InfiniteLoaderHost {
   currentIndex(): number;
   /** Adds checked items and brings the feed in line. */
   append(items: readonly FeedItem[]): void;
+  /** A request started or ended (see {@link InfiniteLoader.busy}, {@link InfiniteLoader.ended}). */
+  changed(): void;
 }
 
 /** The loader's runner; see the module comment. */
@@ -42,6 +44,11 @@ export class InfiniteLoader {
   /** True once the loader said there is nothing more. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** True while the loader is asked for items. */
+  get busy(): boolean {
+    return this.#busy;
   }
 
   /** Replaces the loader (null: no more loading); the feed may not have ended for the new one. */
@@ -72,6 +79,7 @@ export class InfiniteLoader {
     if (host.itemCount() - 1 - Math.max(host.currentIndex(), 0) >= host.loadAhead) return;
     if (performance.now() < this.#retryAtMs) return;
     this.#busy = true;
+    host.changed();
     const abort = this.#abort;
     const offset = host.itemCount();
     Promise.resolve()
@@ -82,6 +90,7 @@ export class InfiniteLoader {
         if (!Array.isArray(items)) throw new PlatformError('INVALID_ARGUMENT', 'a feed loader must return a list of items');
         if (items.length === 0) {
           this.#ended = true;
+          host.changed();
           host.emit('end', undefined);
           return;
         }
@@ -100,6 +109,7 @@ export class InfiniteLoader {
         if (abort.signal.aborted || this.#stopped) return;
         this.#busy = false;
         this.#retryAtMs = performance.now() + RETRY_AFTER_MS;
+        host.changed();
         const coded = isPlatformError(error) ? error : new PlatformError('INTERNAL', `the feed loader failed: ${String(error)}`, { cause: error });
         host.emit('error', { index: -1, error: coded });
       });

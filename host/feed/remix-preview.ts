@@ -19,6 +19,11 @@ const PREVIEW_EDITOR: EditorAttributes = { type: 'instant', mode: 'new' };
 /** Wraps a session's handler so it goes through the feed's door (GuestDoor.guarded). */
 export type WrapRemixHandler = (name: RemixCall, handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown;
 
+/** Attaches what `frame` hears of remixing: its item's `values` in a session, or only that it is not remixing. Returns what releases it. */
+export function attachPreview(frame: TemplateFrame, values: ValueOverrides | undefined, wrap: WrapRemixHandler): (() => void)[] {
+  return values ? attachValues(frame, values, wrap) : attachNotRemixing(frame);
+}
+
 /**
  * Gives the item's template its values as a remix preview does: a
  * RemixSession (not remixing) attached to the frame re-sends them at every
