@@ -16,7 +16,9 @@
  * most once per animation frame. A template keeps the wheel or a key for
  * itself by calling preventDefault() in its own listener (the forwarder
  * listens last, in the bubble phase on window); keys typed into an editable
- * element are never forwarded.
+ * element are never forwarded. A forwarded wheel that nothing of the
+ * template scrolls is prevented here, so the browser does not chain it to
+ * the feed's page (which would scroll under the feed).
  */
 import { PlatformError } from '../protocol/errors.js';
 import type {
@@ -85,7 +87,8 @@ class GuestFeedState {
     window.addEventListener('touchend', this.#onTouch, options);
     window.addEventListener('touchcancel', this.#onTouch, options);
     // Bubble phase: the template's own listeners run first, and one that called preventDefault() keeps the event.
-    window.addEventListener('wheel', this.#onWheel, { passive: true });
+    // Not passive: a wheel the feed takes must not also scroll the feed's page (see #onWheel).
+    window.addEventListener('wheel', this.#onWheel, { passive: false });
     window.addEventListener('keydown', this.#onKeyDown);
   }
 
@@ -95,6 +98,9 @@ class GuestFeedState {
     if (event.ctrlKey || event.deltaY === 0) return;
     const deltaMode = event.deltaMode;
     if (deltaMode !== 0 && deltaMode !== 1 && deltaMode !== 2) return;
+    // Nothing here scrolls that way: the browser would chain the scroll to the feed's page (a
+    // page taller than the window would move under the feed). A scroller of the template keeps it.
+    if (!scrollsInside(event)) event.preventDefault();
     const pending = this.#pendingWheel;
     // Deltas of one unit add up; a change of unit sends what was waiting first.
     if (pending && pending.deltaMode !== deltaMode) this.#flushWheel();
@@ -212,6 +218,23 @@ function isEditable(event: KeyboardEvent): boolean {
   if (!(target instanceof Element)) return false;
   if (target instanceof HTMLElement && target.isContentEditable) return true;
   return target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="slider"], [role="spinbutton"], [role="listbox"], [role="combobox"]') !== null;
+}
+
+/** Whether the wheel `event` scrolls something of this page: an element on its path, or the page itself, with room that way. */
+function scrollsInside(event: WheelEvent): boolean {
+  const down = event.deltaY > 0;
+  const hasRoom = (element: Element): boolean =>
+    element.scrollHeight > element.clientHeight && (down ? element.scrollTop + element.clientHeight < element.scrollHeight - 1 : element.scrollTop > 0);
+  const root = document.scrollingElement;
+  for (const target of event.composedPath()) {
+    if (!(target instanceof Element) || target === root || target === document.body) continue;
+    const overflowY = getComputedStyle(target).overflowY;
+    if ((overflowY === 'auto' || overflowY === 'scroll') && hasRoom(target)) return true;
+  }
+  if (!root) return false;
+  // The page scrolls unless its root or body hides or clips its overflow.
+  const hidden = (element: Element | null): boolean => element !== null && /hidden|clip/.test(getComputedStyle(element).overflowY);
+  return !hidden(document.documentElement) && !hidden(document.body) && hasRoom(root);
 }
 
 let sharedState: GuestFeedState | null = null;

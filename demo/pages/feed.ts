@@ -10,6 +10,9 @@ import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
 defineHostElements();
 const feed = document.querySelector<PlatformFeed>('platform-feed')!;
 const status = document.querySelector<HTMLElement>('.status')!;
+// The wheel over the margins around the phone-shaped column moves the feed too (over the feed
+// itself the feed already took it: handleWheel leaves a taken event alone).
+document.querySelector<HTMLElement>('.feed-stage')!.addEventListener('wheel', (event) => feed.handleWheel(event), { passive: false });
 
 /** One entry of the feed's cycle: a template, or a published remix of one. */
 interface Entry {

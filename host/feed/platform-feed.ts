@@ -101,7 +101,9 @@ export class PlatformFeed extends LitElement {
       position: relative;
       height: 100%;
       min-height: 200px;
+      /* Clip, not hide: a hidden overflow is a scroll container a template's scrollIntoView() can scroll. */
       overflow: hidden;
+      overflow: clip;
     }
     .feed {
       position: absolute;
@@ -222,6 +224,11 @@ export class PlatformFeed extends LitElement {
     }
     if (changed.has('loader') && changed.get('loader') !== undefined) controller.setLoader(this.loader);
     if (changed.has('label')) this.#labelViewport();
+  }
+
+  /** Moves the feed by a wheel event the page heard outside it, e.g. over its margins (see FeedController.handleWheel). */
+  handleWheel(event: WheelEvent): void {
+    this.controller?.handleWheel(event);
   }
 
   override focus(options?: FocusOptions): void {

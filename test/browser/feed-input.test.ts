@@ -1,7 +1,7 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
 import type { FeedControllerEvents } from '../../host/index.js';
-import { feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
+import { feedFixtureUrl, feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 /** Real wheel turns at `at` (playwright's mouse.wheel, test/wtr/feed.mjs). */
@@ -61,6 +61,77 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     await sleep(250);
     expect(controller.index).to.equal(0);
     expect(reports.of('wheel', 't1').length).to.be.at.least(3);
+  });
+
+  it('one wheel gesture moves one item, whatever its ticks, also when the template it brings in holds its renderer', async () => {
+    // Templates that work hard when they start playing: the ticks that follow the first step
+    // queue up in the renderer and reach the feed in one burst, after a gap longer than a stream's.
+    const items = Array.from({ length: 5 }, (_, index) => ({ url: feedFixtureUrl('busy-on-play', { tag: `b${index}` }), id: `b${index}` }));
+    const feed = mount({ items });
+    const { controller } = feed;
+    const focus = collect('focuschange');
+    await reports.waitFor('playback', 'b0');
+    await quiet(controller);
+    await sleep(400);
+    // A flick of a mouse wheel: ten 120 px ticks.
+    await wheel(feed.at(0.5, 0.5), Array.from({ length: 10 }, () => 120), 40);
+    await reports.waitFor('playback', 'b1');
+    await sleep(800);
+    expect(controller.index).to.equal(1);
+    // A finer wheel: five 40 px ticks.
+    await wheel(feed.at(0.5, 0.5), Array.from({ length: 5 }, () => 40), 40);
+    await reports.waitFor('playback', 'b2');
+    await sleep(800);
+    expect(controller.index).to.equal(2);
+    expect(focus.map(({ index }) => index)).to.deep.equal([1, 2]);
+  });
+
+  it('in a page taller than the window, the wheel the feed takes does not also scroll the page', async () => {
+    const tall = document.createElement('div');
+    tall.style.height = '4000px';
+    document.body.append(tall);
+    try {
+      const feed = mount({ items: templateItems(3) });
+      const { controller } = feed;
+      await reports.waitFor('playback', 't0');
+      await quiet(controller);
+      // Over a template: the template's document gets it; nothing in it scrolls, so it must not chain to this page.
+      await wheel(feed.at(0.5, 0.5), [120]);
+      await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+      await reports.waitFor('playback', 't1');
+      await sleep(300);
+      expect(window.scrollY).to.equal(0);
+      expect(controller.index).to.equal(1);
+    } finally {
+      tall.remove();
+      window.scrollTo(0, 0);
+    }
+  });
+
+  it('the wheel over the margins around the feed moves it, once, when the page hands it over (handleWheel)', async () => {
+    const tall = document.createElement('div');
+    tall.style.height = '4000px';
+    document.body.append(tall);
+    // A margin beside the feed (its box is 360 px wide at the page's left), as around a phone-shaped column.
+    const margin = document.createElement('div');
+    margin.style.cssText = 'position: fixed; left: 360px; top: 0; width: 200px; height: 640px; z-index: 1000; background: #222;';
+    document.body.append(margin);
+    try {
+      const feed = mount({ items: templateItems(3) });
+      const { controller } = feed;
+      margin.addEventListener('wheel', (event) => controller.handleWheel(event), { passive: false });
+      await reports.waitFor('playback', 't0');
+      await quiet(controller);
+      await wheel({ x: 460, y: 320 }, [120, 120, 120], 30);
+      await waitUntil(() => controller.index === 1, 'the feed to move to item 1');
+      await sleep(400);
+      expect(controller.index).to.equal(1);
+      expect(window.scrollY).to.equal(0);
+    } finally {
+      margin.remove();
+      tall.remove();
+      window.scrollTo(0, 0);
+    }
   });
 
   it('a template that keeps the wheel (preventDefault) is not scrolled past', async () => {

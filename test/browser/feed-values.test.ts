@@ -40,6 +40,28 @@ describe('feed: per-item values and the iframe permissions policy', function () 
     expect((await reports.command(windowOf(1), 'get', ['card', 'title'])).value).to.equal('Built title');
   });
 
+  it('every item, plain or with values, hears onSetRemixing(false) after ready(): a template that loads only then is shown, not skipped', async () => {
+    const startsRemixing = (tag: string, values?: FeedItem['values']): FeedItem => ({
+      url: feedFixtureUrl('starts-remixing', { tag }),
+      id: tag,
+      ...(values === undefined ? {} : { values }),
+    });
+    const feed = mount({ items: [startsRemixing('plain'), startsRemixing('valued', { card: { title: 'Published remix' } })], loadTimeoutMs: 3_000 });
+    const { controller } = feed;
+    const skips = collect('skip');
+    // The plain item (no values, so no RemixSession) hears it too, once, and loads.
+    await reports.waitFor('remixing', 'plain');
+    expect(reports.of('remixing', 'plain')).to.deep.equal([{ isRemixing: false }]);
+    await reports.waitFor('playback', 'plain');
+    expect(controller.statusAt(0)).to.equal('loaded');
+    expect(reports.of('playback', 'plain')).to.deep.equal([{ isPlaying: true }]);
+    // The item with values hears it from its session, once as before.
+    await reports.waitFor('remixing', 'valued');
+    await waitUntil(() => controller.statusAt(1) === 'loaded', 'the item with values loaded');
+    expect(reports.of('remixing', 'valued')).to.deep.equal([{ isRemixing: false }]);
+    expect(skips).to.deep.equal([]);
+  });
+
   it("a session's guest calls go through the feed's door: rate limited and reported", async () => {
     const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } })], callRateLimit: { burst: 3, perSecond: 0.001 } });
     const errors = collect('error');

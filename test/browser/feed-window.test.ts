@@ -1,11 +1,11 @@
 import { expect } from '@esm-bundle/chai';
 import { FeedSdk } from '../../guest/index.js';
-import type { FeedItem } from '../../host/index.js';
+import type { FeedController, FeedItem } from '../../host/index.js';
 import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
 describe('feed: focus, playback and the live window', function () {
-  const { reports, mount, playback } = feedSuite();
+  const { reports, mount, playback, collect } = feedSuite();
 
   it('FeedSdk works standalone: every method resolves as a no-op and no listener fires', async () => {
     // The test page is not embedded: the link is standalone.
@@ -143,6 +143,64 @@ describe('feed: focus, playback and the live window', function () {
     expect(controller.previous()).to.equal(true);
     expect(controller.previous()).to.equal(false);
     expect(skips.map((skip) => skip.index)).to.deep.equal([0, 3]);
+  });
+
+  it("a template's scrollIntoView() does not scroll the feed: its viewport stays at 0 and the item where it belongs", async () => {
+    const scroller = (tag: string): FeedItem => ({ url: feedFixtureUrl('scrolls-into-view', { tag }), id: tag });
+    const feed = mount({ items: [scroller('s0'), scroller('s1'), ...templateItems(1, {}, 2)] });
+    const { controller, box } = feed;
+    const scrolled = (element: Element): number[] => [element.scrollTop, element.scrollLeft];
+    const expectInPlace = async (index: number): Promise<void> => {
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      expect(scrolled(controller.viewport), 'the feed viewport').to.deep.equal([0, 0]);
+      const item = controller.viewport.querySelector(`.pk-feed-item[data-index="${index}"]`)!;
+      expect(scrolled(item), 'the item').to.deep.equal([0, 0]);
+      const itemRect = item.getBoundingClientRect();
+      const boxRect = box.getBoundingClientRect();
+      expect([itemRect.top, itemRect.left, itemRect.height]).to.deep.equal([boxRect.top, boxRect.left, boxRect.height]);
+      const frameRect = controller.frameAt(index)!.iframe.getBoundingClientRect();
+      expect([frameRect.top, frameRect.height]).to.deep.equal([boxRect.top, boxRect.height]);
+    };
+    await reports.waitFor('scrolled', 's0');
+    await expectInPlace(0);
+    // And for an item further down the track, after a move.
+    controller.next();
+    await reports.waitFor('scrolled', 's1');
+    await waitUntil(() => controller.viewport.querySelector('.pk-feed-item[data-index="1"]')!.getBoundingClientRect().top === box.getBoundingClientRect().top, 'the snap', 3_000).catch(() => undefined);
+    await expectInPlace(1);
+  });
+
+  it('an empty feed, or an ended one with nothing to show, shows a message, not a black box', async () => {
+    /** The message over the feed, if one is shown: its text, and whether it is what the feed's centre shows. */
+    const message = (controller: FeedController): { text: string; onTop: boolean } | null => {
+      const element = controller.viewport.querySelector<HTMLElement>('.pk-feed-message');
+      if (!element || element.offsetHeight === 0) return null;
+      const rect = controller.viewport.getBoundingClientRect();
+      const atCentre = controller.viewport.getRootNode() instanceof ShadowRoot ? null : document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+      return { text: element.textContent?.trim() ?? '', onTop: atCentre !== null && element.contains(atCentre) };
+    };
+    // No items and no loader.
+    let feed = mount({ items: [] });
+    expect(message(feed.controller)).to.deep.include({ onTop: true });
+    expect(message(feed.controller)?.text).to.match(/nothing/i);
+    // Items come: the message goes.
+    feed.controller.append(templateItems(1));
+    expect(message(feed.controller)).to.equal(null);
+    await reports.waitFor('playback', 't0');
+    // A loader that ends without giving anything: loading first, then the end.
+    let finish: (items: FeedItem[]) => void = () => undefined;
+    feed = mount({ items: [], loader: () => new Promise<FeedItem[]>((resolve) => (finish = resolve)) });
+    const ends = collect('end');
+    await sleep(20);
+    expect(message(feed.controller)?.text).to.match(/loading/i);
+    finish([]);
+    await waitUntil(() => ends.length === 1, 'the end');
+    expect(message(feed.controller)).to.deep.include({ onTop: true });
+    expect(message(feed.controller)?.text).to.match(/end/i);
+    // Every item skipped: nothing left to show.
+    feed = mount({ items: [{ url: feedFixtureUrl('template', { tag: 'never', load: 'never' }), id: 'never' }], loadTimeoutMs: 300 });
+    await waitUntil(() => feed.controller.statusAt(0) === 'skipped', 'the skip');
+    expect(message(feed.controller)).to.deep.include({ onTop: true });
   });
 
   it('appends from a loader: an infinite feed', async () => {
