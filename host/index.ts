@@ -58,6 +58,7 @@ export {
   type SkipReason,
 } from './feed/feed-controller.js';
 export { PlatformFeed, PLATFORM_FEED_EVENTS } from './feed/platform-feed.js';
+export type { PlatformFeedEventMap } from './feed/feed-events.js';
 export { checkFeedUrl, feedDebugItems, feedItemSrc, FEED_DEBUG_REPEAT, type FeedItem } from './feed/feed-items.js';
 export { getViewingContext, isFeedDebug, withViewingContext, VIEWING_CONTEXTS, type ViewingContext } from '../guest/context.js';
 export { createIdentityHandler, type IdentityHandlerOptions } from './identity.js';

@@ -47,5 +47,16 @@ export interface FeedControllerEvents {
   error: { readonly index: number; readonly error: PlatformError };
 }
 
+/** The named events of {@link FeedControllerEvents}, without its index signature. */
+type NamedFeedEvent = keyof { [Name in keyof FeedControllerEvents as string extends Name ? never : Name]: true } & string;
+
+/**
+ * `<platform-feed>`'s DOM events: `feed-<name>` for each controller event, a
+ * CustomEvent with the event's payload as `detail`. It augments
+ * HTMLElementEventMap, so `feed.addEventListener('feed-createremix', (event) =>
+ * event.detail.projectId)` type-checks without a cast.
+ */
+export type PlatformFeedEventMap = { [Name in NamedFeedEvent as `feed-${Name}`]: CustomEvent<FeedControllerEvents[Name]> };
+
 /** How a piece of the feed emits: the controller's emitter, seen only by its `emit`. @internal */
 export type EmitFeedEvent = <Name extends keyof FeedControllerEvents & string>(name: Name, payload: FeedControllerEvents[Name]) => void;

@@ -19,6 +19,7 @@
 import { css, html, LitElement, type PropertyDeclarations, type PropertyValues, type ReactiveController, type ReactiveControllerHost } from 'lit';
 import { FeedController, type FeedControllerEvents, type FeedControllerOptions, type FeedLoader, type FeedShareData } from './feed-controller.js';
 import { feedDebugItems, type FeedItem } from './feed-items.js';
+import type { PlatformFeedEventMap } from './feed-events.js';
 
 /** Names of the events `<platform-feed>` dispatches (each `feed-` + a controller event name). */
 export const PLATFORM_FEED_EVENTS = [
@@ -244,4 +245,6 @@ declare global {
   interface HTMLElementTagNameMap {
     'platform-feed': PlatformFeed;
   }
+  // eslint-disable-next-line @typescript-eslint/no-empty-interface
+  interface HTMLElementEventMap extends PlatformFeedEventMap {}
 }

@@ -1,0 +1,97 @@
+// The README's TypeScript samples type-check as a newcomer copies them (issue 17): every ```ts
+// block that imports from platform-kit is compiled under `strict`, against the kit's source,
+// with only the page's own things (its elements, its app functions) declared around it. A sample
+// that drifts from the API, or an event the host's types leave as a plain Event, fails here.
+import assert from 'node:assert/strict';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import ts from 'typescript';
+import { REPO_ROOT } from './cli-support.js';
+
+const DIR = join(REPO_ROOT, 'test-artifacts/readme-samples');
+
+/** What the samples use but do not define: the reader's own page and app. */
+const AMBIENT = `
+declare const audio: HTMLAudioElement;
+declare const slider: HTMLInputElement;
+declare const remixButton: HTMLButtonElement;
+declare const shareButton: HTMLButtonElement;
+declare const points: { x: number; y: number }[];
+declare const clientId: string;
+declare function drawPlayers(clients: readonly { clientId: string; userInfo: Record<string, unknown> }[]): void;
+declare function draw(payload: Record<string, unknown>): void;
+declare function fetchMoreItems(offset: number): Promise<{ url: string; projectId: string; title?: string }[]>;
+declare function openEditor(projectId: string | null): void;
+declare function myUpload(file: File): Promise<{ url: string }>;
+declare function myKeystore(value: string): Promise<{ keyPath: string }>;
+declare function publish(values: unknown): void;
+declare function openMyControl(path: readonly string[], type: unknown, position: unknown): void;
+declare function saveDraft(path: readonly string[], value: unknown): void;
+declare function showPreview(): void;
+`;
+
+/** The augmentation the generated customization.d.ts makes for the README's `card.json` (title, color). */
+const GENERATED_TYPES = `
+declare module 'platform-kit/guest' {
+  interface CustomizationTypes {
+    values: { card: { title: string; color: string } };
+  }
+}
+export {};
+`;
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+  types: ['node'],
+  allowImportingTsExtensions: true,
+  paths: {
+    'platform-kit/guest': [join(REPO_ROOT, 'guest/index.ts')],
+    'platform-kit/host/core': [join(REPO_ROOT, 'host/core.ts')],
+    'platform-kit/host': [join(REPO_ROOT, 'host/index.ts')],
+    'platform-kit/signaling': [join(REPO_ROOT, 'signaling/index.ts')],
+  },
+};
+
+/** The README's ```ts blocks that import from platform-kit, in order. */
+async function samples(): Promise<string[]> {
+  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').filter((code) => /from 'platform-kit\//.test(code));
+}
+
+describe('the README samples', () => {
+  after(() => rm(DIR, { recursive: true, force: true }));
+
+  it('type-check under strict against the kit, as a newcomer copies them', async () => {
+    const blocks = await samples();
+    assert.ok(blocks.length >= 6, `found ${blocks.length} samples`);
+    await mkdir(DIR, { recursive: true });
+    await writeFile(join(DIR, 'ambient.d.ts'), AMBIENT);
+    // What platform-vcc generates from the README's customization file: get() is typed by it.
+    await writeFile(join(DIR, 'customization.d.ts'), GENERATED_TYPES);
+    const files: string[] = [];
+    for (const [index, code] of blocks.entries()) {
+      const file = join(DIR, `sample-${index + 1}.ts`);
+      // Each sample is its own module (several import the same names).
+      await writeFile(file, `${code}\nexport {};\n`);
+      files.push(file);
+    }
+    const program = ts.createProgram({ rootNames: [join(DIR, 'ambient.d.ts'), join(DIR, 'customization.d.ts'), ...files], options: COMPILER_OPTIONS });
+    const problems: string[] = [];
+    for (const [index, file] of files.entries()) {
+      const source = program.getSourceFile(file);
+      assert.ok(source, file);
+      for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
+        const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
+        problems.push(`sample ${index + 1} (${(blocks[index] ?? '').split('\n')[0]}) line ${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+});
