@@ -2,7 +2,8 @@
  * `InstantRemixing`: what a template uses to read its custom values and to
  * take part in an instant remix (spec: customization.md, InstantRemixing).
  */
-import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, writePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, type PlainData, type VccPath } from '../protocol/data.js';
+import { writeInside } from '../protocol/vcc-paths.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -34,6 +35,13 @@ type Listeners = {
  */
 class GuestRemixState {
   overrides: ValueOverrides = {};
+  /**
+   * This page's onSetValue calls without skipUpdate still unanswered, by
+   * `[scope, key]` (as JSON). The host echoes each before answering it, in
+   * order: an echo that arrives while later calls for the same value are
+   * still unanswered is older than what this page holds.
+   */
+  readonly pendingEchoes = new Map<string, number>();
   readonly instances = new Set<Listeners>();
   readonly link: GuestLink;
 
@@ -46,10 +54,20 @@ class GuestRemixState {
     link.handle('valueChanged', (path: unknown, value: unknown) => {
       const checkedPath = assertVccPath(path);
       const checkedValue = assertPlainData(value);
+      const [scope, key] = checkedPath;
+      if (this.pendingEchoes.size > 0 && scope !== undefined && key !== undefined && (this.pendingEchoes.get(JSON.stringify([scope, key])) ?? 0) > 1) {
+        // The echo of one of this page's keystrokes, with later ones already applied here: applying
+        // it would take back what was typed since. The listeners hear the value as it is here;
+        // the echo of the last call brings the host's whole value.
+        this.emitValue([scope, key], this.read([scope, key]));
+        return;
+      }
       // The echo of this template's own onSetValue finds the value in place already: no copy of
       // the overrides before the listeners run. Only primitives compare equal this way.
       if (!this.holds(checkedPath, checkedValue)) this.applyOverride(checkedPath, checkedValue);
-      this.emitValue(checkedPath, checkedValue);
+      // Listeners hear `[scope, key]` and its whole value, also if a host sends a deeper path.
+      if (scope !== undefined && key !== undefined && checkedPath.length > 2) this.emitValue([scope, key], this.read([scope, key]));
+      else this.emitValue(checkedPath, checkedValue);
     });
     link.handle('activePathChanged', (path: unknown) => {
       if (path !== null && !isVccPath(path)) throw new PlatformError('INVALID_PATH', 'activePathChanged needs a path or null');
@@ -203,6 +221,16 @@ export class InstantRemixing {
     const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
+    if (skipUpdate !== true && checkedPath.length > 1) {
+      const echoKey = JSON.stringify([scope, key]);
+      state.pendingEchoes.set(echoKey, (state.pendingEchoes.get(echoKey) ?? 0) + 1);
+      const settled = (): void => {
+        const left = (state.pendingEchoes.get(echoKey) ?? 1) - 1;
+        if (left > 0) state.pendingEchoes.set(echoKey, left);
+        else state.pendingEchoes.delete(echoKey);
+      };
+      sent.then(settled, settled);
+    }
     const previous = readPath(state.overrides, [scope, key]);
     state.applyOverride(checkedPath, clonePlain(value));
     return sent.catch((error: unknown) => {
@@ -260,11 +288,6 @@ export class InstantRemixing {
     this.#listeners.remixing.clear();
     this.#state.instances.delete(this.#listeners);
   }
-}
-
-function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
-  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
-  return writePath(container, path, value);
 }
 
 function isPlainObject(value: PlainData): value is { [key: string]: PlainData } {

@@ -24,6 +24,8 @@ export interface OpenControl {
   readonly field: VccFieldDefinition | undefined;
   /** Label of the control (the field's name, else the last path segment). */
   readonly label: string;
+  /** Help text of the field. */
+  readonly description?: string;
   /** Template coordinates the overlay belongs to; null: the template's centre. */
   readonly position: ControlPosition | null;
 }

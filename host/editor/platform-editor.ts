@@ -23,7 +23,7 @@
  * session and drafts (session-controller.ts), styles and event types.
  */
 import { html, LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
-import type { VccFieldDefinition, VccType } from '../../protocol/customization.js';
+import type { VccType } from '../../protocol/customization.js';
 import { samePath, type VccPath } from '../../protocol/data.js';
 import { PlatformError } from '../../protocol/errors.js';
 import type { ControlPosition, EditorAttributes, ValueOverrides } from '../../protocol/link.js';
@@ -282,7 +282,7 @@ export class PlatformEditor extends LitElement {
           ? renderPanel({
               customization: session?.customization ?? null,
               remixing,
-              renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, field, type, disabled) : html``),
+              renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               onFocusIn: this.#onPanelFocus,
               onFocusOut: this.#onPanelBlur,
             })
@@ -291,14 +291,14 @@ export class PlatformEditor extends LitElement {
       ${session ? this.#overlay.render() : nothing}`;
   }
 
-  #renderFieldControl(session: RemixSession, path: VccPath, field: VccFieldDefinition | undefined, type: VccType, disabled: boolean): TemplateResult {
+  #renderFieldControl(session: RemixSession, path: VccPath, type: VccType, label: string, description: string | undefined, disabled: boolean): TemplateResult {
     const error = this.#errors.get(pathKey(path));
     return renderControl({
       path,
       type,
       value: session.get(path),
-      label: field?.name ?? path[path.length - 1] ?? '',
-      ...(field?.description !== undefined ? { description: field.description } : {}),
+      label,
+      ...(description !== undefined ? { description } : {}),
       services: this.#services,
       disabled,
       ...(error !== undefined ? { error } : {}),
@@ -307,7 +307,7 @@ export class PlatformEditor extends LitElement {
 
   #renderOpenControl(open: OpenControl): TemplateResult {
     const session = this.session;
-    return session ? this.#renderFieldControl(session, open.valuePath, open.field, open.type, false) : html``;
+    return session ? this.#renderFieldControl(session, open.valuePath, open.type, open.label, open.description, false) : html``;
   }
 
   #sessionConfig(): SessionConfig {
@@ -394,12 +394,9 @@ export class PlatformEditor extends LitElement {
     const session = this.session;
     // In the preview the template is shown as a viewer sees it: no controls open.
     if (!session?.remixing) return;
-    const [scope, key] = event.path;
-    if (scope === undefined || key === undefined) {
-      this.#reportError(new PlatformError('INVALID_PATH', 'a control opens for a [scope, key] path'), event.path);
-      return;
-    }
-    this.#overlay.show({ path: event.path, valuePath: [scope, key], type: event.type, field: event.field, label: event.field?.name ?? key, position: event.position });
+    // A deep path (['general', 'reveal', 'image']) opens that nested field's own control.
+    const { path, controlPath, type, field, label, description, position } = event;
+    this.#overlay.show({ path, valuePath: controlPath, type, field, label, ...(description !== undefined ? { description } : {}), position });
   }
 
   readonly #onControlChange = (event: CustomEvent<ControlChangeDetail>): void => {
