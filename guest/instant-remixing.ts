@@ -197,13 +197,19 @@ export class InstantRemixing {
     return clonePlain(this.#state.read(checked) as PlainData) as VccValueAt<Path>;
   }
 
-  /** Listens to changes of custom values. */
+  /**
+   * Listens to changes of custom values. The handler receives `[scope, key]`
+   * and the whole value there, also after a deep onSetValue (a field inside
+   * an object VCC, a list item): as the original platform did.
+   */
   onValueChanged(handler: ValueChangedHandler): () => void {
     return addListener(this.#listeners.value, handler);
   }
 
   /**
-   * Sets the value at `path`. The template sees it at once through get();
+   * Sets the value at `path`: `[scope, key]`, or a path inside it (a field of
+   * an object VCC, a list item by its index) that the customization declares;
+   * the host refuses other paths with `INVALID_PATH`. The template sees it at once through get();
    * the host then echoes it to onValueChanged unless `skipUpdate` is true
    * (for text inputs that already show what was typed). Throws at once for a
    * malformed path or a value that is not plain data; the returned promise
