@@ -120,8 +120,12 @@ export function typeFor(type: VccType | undefined, samples: readonly PlainData[]
       });
       return fields.length === 0 ? '{}' : `{ ${fields.join('; ')} }`;
     }
+    case 'coordinate':
+      return '{ x: number; y: number }';
+    case 'size':
+      return '{ width: number; height: number }';
     default:
-      // text, textarea, color, the media types and secret all hold strings.
+      // text, textarea, color, the media types, secret and secret<image> (a key path) all hold strings.
       return 'string';
   }
 }

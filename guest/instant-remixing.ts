@@ -2,7 +2,8 @@
  * `InstantRemixing`: what a template uses to read its custom values and to
  * take part in an instant remix (spec: customization.md, InstantRemixing).
  */
-import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, templatePath, writeInside, type PlainData, type VccPath } from '../protocol/data.js';
+import { assertPlainData, assertVccPath, clonePlain, isVccPath, readPath, templatePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { writeInside } from '../protocol/vcc-paths.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -46,6 +47,13 @@ type Listeners = {
  */
 class GuestRemixState {
   overrides: ValueOverrides = {};
+  /**
+   * This page's onSetValue calls without skipUpdate still unanswered, by
+   * `[scope, key]` (as JSON). The host echoes each before answering it, in
+   * order: an echo that arrives while later calls for the same value are
+   * still unanswered is older than what this page holds.
+   */
+  readonly pendingEchoes = new Map<string, number>();
   readonly instances = new Set<Listeners>();
   readonly link: GuestLink;
   /** What the host last said, for the read-only getters; kept by the same notifications the listeners hear. */
@@ -79,6 +87,14 @@ class GuestRemixState {
     link.handle('valueChanged', (path: unknown, value: unknown) => {
       const checkedPath = assertVccPath(path);
       const checkedValue = assertPlainData(value);
+      const [scope, key] = checkedPath;
+      if (this.pendingEchoes.size > 0 && scope !== undefined && key !== undefined && (this.pendingEchoes.get(JSON.stringify([scope, key])) ?? 0) > 1) {
+        // The echo of one of this page's keystrokes, with later ones already applied here: applying
+        // it would take back what was typed since. The listeners hear the value as it is here;
+        // the echo of the last call brings the host's whole value.
+        this.emitValue([scope, key], this.read([scope, key]));
+        return;
+      }
       // The echo of this template's own onSetValue finds the value in place already: no copy of
       // the overrides before the listeners run. Only primitives compare equal this way.
       if (!this.holds(checkedPath, checkedValue)) this.applyOverride(checkedPath, checkedValue);
@@ -250,20 +266,26 @@ export class InstantRemixing {
     return clonePlain(this.#state.readForTemplate(checked) as PlainData) as VccValueAt<Path>;
   }
 
-  /** Listens to changes of custom values. */
+  /**
+   * Listens to changes of custom values. The handler receives `[scope, key]`
+   * and the whole value there, also after a deep onSetValue (a field inside
+   * an object VCC, a list item): as the original platform did.
+   */
   onValueChanged(handler: ValueChangedHandler): () => void {
     return addListener(this.#listeners.value, handler);
   }
 
   /**
-   * Sets the value at `path` (numbers index lists, as in get()). The
-   * template sees it at once through get(); the host then echoes it to
-   * onValueChanged unless `skipUpdate` is true (for text inputs that already
-   * show what was typed). Throws at once for a malformed path or a value that
-   * is not plain data. When the host refuses the value the last good one is
-   * restored and the failure goes to {@link InstantRemixing.onError} (the
-   * promise rejects too, already handled); where no editor takes values (a
-   * plain feed item) it resolves and does nothing.
+   * Sets the value at `path`: `[scope, key]`, or a path inside it (a field of
+   * an object VCC, a list item by its index: numbers index lists, as in get())
+   * that the customization declares; the host refuses other paths with
+   * `INVALID_PATH`. The template sees it at once through get(); the host then
+   * echoes it to onValueChanged unless `skipUpdate` is true (for text inputs
+   * that already show what was typed). Throws at once for a malformed path or
+   * a value that is not plain data. When the host refuses the value the last
+   * good one is restored and the failure goes to {@link InstantRemixing.onError}
+   * (the promise rejects too, already handled); where no editor takes values
+   * (a plain feed item) it resolves and does nothing.
    */
   onSetValue(path: readonly (string | number)[], newValue: unknown, skipUpdate = false): Promise<void> {
     const checkedPath = templatePath(path);
@@ -284,6 +306,16 @@ export class InstantRemixing {
     const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
+    if (skipUpdate !== true && checkedPath.length > 1) {
+      const echoKey = JSON.stringify([scope, key]);
+      state.pendingEchoes.set(echoKey, (state.pendingEchoes.get(echoKey) ?? 0) + 1);
+      const settled = (): void => {
+        const left = (state.pendingEchoes.get(echoKey) ?? 1) - 1;
+        if (left > 0) state.pendingEchoes.set(echoKey, left);
+        else state.pendingEchoes.delete(echoKey);
+      };
+      sent.then(settled, settled);
+    }
     const previous = readPath(state.overrides, [scope, key]);
     state.overrides = next;
     const restored = sent.catch((error: unknown) => {

@@ -11,7 +11,8 @@ import { ArrayControl } from './editor/controls/array-control.js';
 import { BooleanControl } from './editor/controls/boolean-control.js';
 import { ColorControl } from './editor/controls/color-control.js';
 import { JsonControl } from './editor/controls/json-control.js';
-import { FileControl, ImageControl, SoundControl, VideoControl } from './editor/controls/media-control.js';
+import { FileControl, ImageControl, SecretImageControl, SoundControl, VideoControl } from './editor/controls/media-control.js';
+import { CoordinateControl, SizeControl } from './editor/controls/number-pair-control.js';
 import { ObjectControl } from './editor/controls/object-control.js';
 import { RangeControl } from './editor/controls/range-control.js';
 import { CONTROL_TAGS } from './editor/controls/render-control.js';
@@ -37,6 +38,9 @@ const HOST_ELEMENTS: readonly (readonly [tagName: string, element: CustomElement
   [CONTROL_TAGS.video, VideoControl],
   [CONTROL_TAGS.file, FileControl],
   [CONTROL_TAGS.secret, SecretControl],
+  [CONTROL_TAGS['secret-image'], SecretImageControl],
+  [CONTROL_TAGS.coordinate, CoordinateControl],
+  [CONTROL_TAGS.size, SizeControl],
   [CONTROL_TAGS.array, ArrayControl],
   [CONTROL_TAGS.object, ObjectControl],
   [CONTROL_TAGS.unknown, JsonControl],

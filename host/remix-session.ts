@@ -16,14 +16,13 @@
  */
 import {
   findVccType,
-  parseVccType,
   PREDEFINED_SCOPES,
   assertValueFitsType,
   type BuiltCustomization,
   type VccFieldDefinition,
   type VccType,
 } from '../protocol/customization.js';
-import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, writeInside, type PlainData, type VccPath } from '../protocol/data.js';
+import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -33,6 +32,7 @@ import {
   type HostApi,
   type ValueOverrides,
 } from '../protocol/link.js';
+import { resolveVccPath, writeInside } from '../protocol/vcc-paths.js';
 import { Emitter } from './emitter.js';
 import type { TemplateFrame } from './template-frame.js';
 
@@ -55,7 +55,14 @@ export type ValueSource = 'host' | 'guest';
 
 /** A request to open the control of a path (from the guest's onPresentControl or the host). */
 export interface PresentControlEvent {
+  /** The path asked for: `[scope, key]` or a path inside that VCC (a nested field, a list item). */
   readonly path: readonly string[];
+  /** The path of the value the control edits: `path`, or its start when the control edits a whole value (a coordinate's `x`). */
+  readonly controlPath: readonly string[];
+  /** Label of the control: the nested field's name, else the VCC's, else the last segment. */
+  readonly label: string;
+  /** Help text of the nested field or the VCC. */
+  readonly description?: string;
   /** The VCC's definition from `@@editor`, when the template has one for this path. */
   readonly field: VccFieldDefinition | undefined;
   /** The parsed type of the VCC (`unknown` kind when undefined or unknown). */
@@ -242,10 +249,13 @@ export class RemixSession {
   }
 
   /**
-   * Sets the value at `[scope, key]` (or deeper). Throws `INVALID_PATH` (a
+   * Sets the value at `[scope, key]` (or deeper: a field of an object VCC,
+   * an item of a list by its index). Everyone is then told `[scope, key]`
+   * and its whole new value, also after a deep set. Throws `INVALID_PATH` (a
    * malformed path, a scope or key named after a property of
    * Object.prototype, a path the template's customization does not declare
-   * once it is known, a predefined scope from the guest), `INVALID_VALUE`
+   * once it is known, a nested field its VCC does not have, an item past
+   * the list's end, a predefined scope from the guest), `INVALID_VALUE`
    * (not plain data, or the wrong type for its VCC) or `VALUE_TOO_LARGE`;
    * then nothing changes, nobody is told and the last good value stays.
    */
@@ -257,13 +267,16 @@ export class RemixSession {
     // stored and the editor's own listeners hear it after the notification left; nothing in
     // between reads the session's values (a notification is posted or queued, never answered
     // at once).
+    // After a deep set the templates hear `[scope, key]` and its whole value, as the original
+    // platform's emitChange did (`resolvedConfig[path[0]][path[1]] = newValue`).
+    const entryPath = checkedPath.length === 2 ? checkedPath : [checked.scope, checked.key];
     for (const frame of this.#frames) {
       if (frame === options.skipFrame) continue;
-      frame.notify('valueChanged', checkedPath, checked.value).catch(this.#report);
+      frame.notify('valueChanged', entryPath, checked.entry).catch(this.#report);
     }
     this.#store(checked);
     // The event's copies are made only for someone to hear them.
-    if (this.#events.has('valuechange')) this.#events.emit('valuechange', { path: [...checkedPath], value: clonePlain(checked.value), source });
+    if (this.#events.has('valuechange')) this.#events.emit('valuechange', { path: [...entryPath], value: clonePlain(checked.entry), source });
   }
 
   /** Enters or leaves remix mode; the guest's onSetRemixing hears it. */
@@ -284,19 +297,30 @@ export class RemixSession {
     for (const frame of this.#frames) this.#notify(frame, 'activePathChanged', this.#activePath);
   }
 
-  /** Asks the UI to open the control of `path` (what the guest's onPresentControl does). */
+  /**
+   * Asks the UI to open the control of `path` (what the guest's
+   * onPresentControl does): `[scope, key]`, or a path inside it, which opens
+   * that nested field's control. Once the customization is known, a path it
+   * does not declare throws `INVALID_PATH` and nothing opens.
+   */
   presentControl(path: readonly string[], position?: ControlPosition): void {
     const checked = assertVccPath(path);
     const explicit = position !== undefined;
     const [scope, key] = checked;
-    const field = this.#customization?.editor.find((entry) => entry.key === scope)?.fields.find((entry) => entry.key === key);
-    let type: VccType;
-    try {
-      type = field ? parseVccType(field.type, field.typeOptions) : { kind: 'unknown', name: 'json' };
-    } catch {
-      type = { kind: 'unknown', name: field?.type ?? 'json' };
+    const customization = this.#customization;
+    const where = { path: [...checked], position: position ?? this.#lastPointer, explicitPosition: explicit };
+    const resolved = customization ? resolveVccPath(customization, checked) : undefined;
+    if (resolved) {
+      const { field, type, label, description, depth } = resolved;
+      this.#events.emit('presentcontrol', { ...where, controlPath: checked.slice(0, depth), field, type, label, ...(description !== undefined ? { description } : {}) });
+      return;
     }
-    this.#events.emit('presentcontrol', { path: [...checked], field, type, position: position ?? this.#lastPointer, explicitPosition: explicit });
+    if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a control opens for a [scope, key] path or a path inside it');
+    // A key with a built value and no definition gets the raw JSON box; anything else is not the template's.
+    if (customization && (checked.length > 2 || PREDEFINED_SCOPES.has(scope) || !this.#declares(scope, key))) {
+      throw new PlatformError('INVALID_PATH', `${JSON.stringify(checked)} is not declared by the template's customization: no control opens for it`);
+    }
+    this.#events.emit('presentcontrol', { ...where, controlPath: [scope, key], field: undefined, type: { kind: 'unknown', name: 'json' }, label: key });
   }
 
   /** Moves the remix to the preview (remixing false) and emits 'finish'. */
@@ -320,7 +344,13 @@ export class RemixSession {
       presentControl: (path, attributes) => {
         const position = typeof attributes === 'object' && attributes !== null ? (attributes as { position?: unknown }).position : undefined;
         if (position !== undefined && !isControlPosition(position)) throw new PlatformError('INVALID_ARGUMENT', 'position must be {x, y}');
-        this.presentControl(assertVccPath(path), position);
+        try {
+          this.presentControl(assertVccPath(path), position);
+        } catch (error) {
+          // The template hears the refusal (its call rejects) and so does the editor.
+          if (error instanceof PlatformError) this.#events.emit('error', error);
+          throw error;
+        }
       },
       finish: () => this.finish(),
       reportPointer: (position) => {
@@ -389,6 +419,9 @@ export class RemixSession {
     }
     // One copy: the caller keeps no reference into the session's state.
     const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
+    if (path.length > 2 && this.#customization && !predefined && this.#fieldAt(scope, key) && !resolveVccPath(this.#customization, path)) {
+      throw new PlatformError('INVALID_PATH', `${JSON.stringify(path)} is not a field the template's customization declares inside ["${scope}", "${key}"]`);
+    }
     const entry = path.length === 2 ? checked : writeInside(this.get([scope, key]), path.slice(2), checked);
     const field = this.#fieldAt(scope, key);
     if (field) assertValueFitsType(entry, field.type, field.where);

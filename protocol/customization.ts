@@ -22,6 +22,8 @@ export const VCC_TYPES = [
   'secret',
   'array',
   'object',
+  'coordinate',
+  'size',
 ] as const;
 
 /** A built-in VCC type name. */
@@ -36,8 +38,11 @@ export interface VccFieldDefinition {
   /** Help text shown under the control. */
   readonly description?: string;
   /**
-   * Type expression: a {@link VccTypeName}, `array<T>` for a list of T, or
-   * `object` (fields in `typeOptions.fields`).
+   * Type expression: a {@link VccTypeName}; `array<T>` or `T[]` for a list of
+   * T; `object` (fields in `typeOptions.fields`) or, as the original
+   * platform wrote it, `object<Name>` (fields in `typeOptions.Name`, a map
+   * from each field's key to its `{name, description, type, typeOptions}`);
+   * `secret<image>` for an image kept in the keystore.
    */
   readonly type: string;
   /** Options of the type, e.g. `{min, max, step}` for range. See {@link VccType}. */
@@ -89,9 +94,28 @@ export type VccType =
       readonly maxBytes: number;
     }
   | { readonly kind: 'secret' }
+  | {
+      /** `secret<image>`: an image uploaded, then stored in the keystore; the value is its key path. */
+      readonly kind: 'secret-image';
+      readonly accept: readonly string[];
+      readonly maxBytes: number;
+    }
   | { readonly kind: 'array'; readonly of: VccType; readonly min: number; readonly max: number }
-  | { readonly kind: 'object'; readonly fields: readonly { readonly key: string; readonly name: string; readonly type: VccType }[] }
+  | { readonly kind: 'object'; readonly fields: readonly VccObjectField[] }
+  /** `{x, y}`: a point, in the template's units. */
+  | { readonly kind: 'coordinate' }
+  /** `{width, height}`: non-negative sizes, in the template's units. */
+  | { readonly kind: 'size' }
   | { readonly kind: 'unknown'; readonly name: string };
+
+/** One field of an object VCC. */
+export interface VccObjectField {
+  readonly key: string;
+  /** Label; defaults to the key. */
+  readonly name: string;
+  readonly description?: string;
+  readonly type: VccType;
+}
 
 /** Largest upload of a media VCC when its typeOptions do not say: 25 MB. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -111,16 +135,27 @@ export const KEYSTORE_SCHEME = 'platform-keystore://';
  * An unknown type name is not an error: it parses to `{kind: 'unknown'}`.
  */
 export function parseVccType(type: string, typeOptions: { readonly [option: string]: PlainData } = {}): VccType {
-  const arrayMatch = /^array<(.+)>$/.exec(type.trim());
+  const trimmed = type.trim();
+  if (trimmed.endsWith('[]')) {
+    // The original platform's shorthand `T[]` (e.g. `object<Enemy>[]`): a list of T.
+    const inner = trimmed.slice(0, -2);
+    const item = objectOption(typeOptions, 'item');
+    return arrayOf(parseVccType(inner, item ?? (/^object<.+>$/.test(inner) ? typeOptions : {})), typeOptions);
+  }
+  const namedObject = /^object<([^<>]+)>$/.exec(trimmed)?.[1];
+  if (namedObject !== undefined) return { kind: 'object', fields: parseNamedFields(namedObject, typeOptions) };
+  const secretOf = /^secret<([^<>]+)>$/.exec(trimmed)?.[1];
+  if (secretOf !== undefined) {
+    if (secretOf === 'text') return { kind: 'secret' };
+    if (secretOf !== 'image') return { kind: 'unknown', name: type };
+    const { accept, maxBytes } = parseVccType('image', typeOptions) as { accept: readonly string[]; maxBytes: number };
+    return { kind: 'secret-image', accept, maxBytes };
+  }
+  const arrayMatch = /^array<(.+)>$/.exec(trimmed);
   if (arrayMatch?.[1] !== undefined || type === 'array') {
     const inner = arrayMatch?.[1] ?? stringOption(typeOptions, 'of') ?? 'text';
     const itemOptions = objectOption(typeOptions, 'item') ?? (inner === 'object' ? { fields: typeOptions['fields'] ?? [] } : {});
-    const min = numberOption(typeOptions, 'min') ?? 0;
-    const max = numberOption(typeOptions, 'max') ?? Number.MAX_SAFE_INTEGER;
-    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
-      throw new PlatformError('INVALID_CONFIG', `array min and max must be whole numbers with 0 <= min <= max (got ${min}, ${max})`);
-    }
-    return { kind: 'array', of: parseVccType(inner, itemOptions), min, max };
+    return arrayOf(parseVccType(inner, itemOptions), typeOptions);
   }
   switch (type) {
     case 'text':
@@ -165,6 +200,10 @@ export function parseVccType(type: string, typeOptions: { readonly [option: stri
     }
     case 'secret':
       return { kind: 'secret' };
+    case 'coordinate':
+      return { kind: 'coordinate' };
+    case 'size':
+      return { kind: 'size' };
     case 'object': {
       const rawFields = typeOptions['fields'];
       if (!Array.isArray(rawFields)) throw new PlatformError('INVALID_CONFIG', 'object needs a typeOptions.fields list');
@@ -177,6 +216,45 @@ export function parseVccType(type: string, typeOptions: { readonly [option: stri
     default:
       return { kind: 'unknown', name: type };
   }
+}
+
+/** A list of `of`, with its count limits from typeOptions `min` and `max`. */
+function arrayOf(of: VccType, typeOptions: { readonly [option: string]: PlainData }): VccType {
+  const min = numberOption(typeOptions, 'min') ?? 0;
+  const max = numberOption(typeOptions, 'max') ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
+    throw new PlatformError('INVALID_CONFIG', `array min and max must be whole numbers with 0 <= min <= max (got ${min}, ${max})`);
+  }
+  return { kind: 'array', of, min, max };
+}
+
+/**
+ * The fields of `object<Name>`, from `typeOptions.Name`: as the original
+ * platform wrote them, an object from each field's key to its definition
+ * `{name, description, type, typeOptions}` (in that order); a list of
+ * definitions with their own `key` is taken too.
+ */
+function parseNamedFields(name: string, typeOptions: { readonly [option: string]: PlainData }): VccObjectField[] {
+  const raw = Object.prototype.hasOwnProperty.call(typeOptions, name) ? typeOptions[name] : undefined;
+  if (typeof raw !== 'object' || raw === null) {
+    throw new PlatformError('INVALID_CONFIG', `object<${name}> needs typeOptions.${name}: its fields, { "key": { name, type, typeOptions } }`);
+  }
+  const entries = Array.isArray(raw)
+    ? raw.map((field, index) => [index, field] as const)
+    : Object.keys(raw).map((key) => {
+        const field = raw[key];
+        // The map's key is the field's key (parseFieldShape below refuses a prototype name).
+        return [key, typeof field === 'object' && field !== null && !Array.isArray(field) ? { ...field, key } : field] as const;
+      });
+  return entries.map(([at, field]) => {
+    const parsed = parseFieldShape(field, `typeOptions.${name}.${at}`);
+    return {
+      key: parsed.key,
+      name: parsed.name ?? parsed.key,
+      ...(parsed.description !== undefined ? { description: parsed.description } : {}),
+      type: parseVccType(parsed.type, parsed.typeOptions),
+    };
+  });
 }
 
 /** Checks the shape of one field definition; throws `INVALID_CONFIG` naming `where`. */
@@ -217,6 +295,10 @@ export function defaultValueOf(type: VccType): PlainData {
       return Array.from({ length: type.min }, () => defaultValueOf(type.of));
     case 'object':
       return Object.fromEntries(type.fields.map((field) => [field.key, defaultValueOf(field.type)]));
+    case 'coordinate':
+      return { x: 0, y: 0 };
+    case 'size':
+      return { width: 0, height: 0 };
     case 'unknown':
       return null;
     default:
@@ -275,6 +357,7 @@ export function assertValueFitsType(value: unknown, type: VccType, where = 'valu
       if (typeof value !== 'string' || (value !== '' && !isSafeMediaUrl(value))) fail(`must be an http(s) URL or a path for ${withArticle(type.kind)} VCC`);
       return;
     case 'secret':
+    case 'secret-image':
       if (typeof value !== 'string' || (value !== '' && !value.startsWith(KEYSTORE_SCHEME))) {
         fail(`must be a keystore key path (${KEYSTORE_SCHEME}…), never the secret itself`);
       }
@@ -289,6 +372,17 @@ export function assertValueFitsType(value: unknown, type: VccType, where = 'valu
       for (const field of type.fields) {
         const fieldValue = Object.prototype.hasOwnProperty.call(value, field.key) ? (value as Record<string, unknown>)[field.key] : undefined;
         if (fieldValue !== undefined) assertValueFitsType(fieldValue, field.type, `${where}.${field.key}`);
+      }
+      return;
+    }
+    case 'coordinate':
+    case 'size': {
+      const [first, second] = type.kind === 'coordinate' ? (['x', 'y'] as const) : (['width', 'height'] as const);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`must be an object {${first}, ${second}}`);
+      for (const member of [first, second]) {
+        const number = Object.prototype.hasOwnProperty.call(value, member) ? (value as Record<string, unknown>)[member] : undefined;
+        if (typeof number !== 'number' || !Number.isFinite(number)) fail(`must have a number ${member}`);
+        if (type.kind === 'size' && (number as number) < 0) fail(`must have a ${member} of 0 or more`);
       }
       return;
     }
@@ -310,12 +404,15 @@ export function isSafeMediaUrl(value: string): boolean {
 
 /** Finds the definition of the VCC at `[scope, key]`, parsed; undefined when the template defines none. */
 export function findVccType(customization: BuiltCustomization, path: readonly string[]): VccType | undefined {
-  const [scopeKey, fieldKey] = path;
-  for (const scope of customization.editor) {
-    if (scope.key !== scopeKey) continue;
-    for (const field of scope.fields) {
-      if (field.key === fieldKey) return parseVccType(field.type, field.typeOptions);
-    }
+  const field = findVccField(customization, path[0] ?? '', path[1] ?? '');
+  return field ? parseVccType(field.type, field.typeOptions) : undefined;
+}
+
+/** The `@@editor` definition of the VCC at `[scope, key]`, unparsed; undefined when there is none. */
+export function findVccField(customization: BuiltCustomization, scope: string, key: string): VccFieldDefinition | undefined {
+  for (const definition of customization.editor) {
+    if (definition.key !== scope) continue;
+    for (const field of definition.fields) if (field.key === key) return field;
   }
   return undefined;
 }

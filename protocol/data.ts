@@ -240,36 +240,6 @@ export function readPath(values: unknown, path: VccPath): unknown {
   return node;
 }
 
-/**
- * Returns a copy of `values` with `path` set to `value` (structural sharing:
- * only the objects along the path are copied). Intermediate objects are created.
- */
-export function writePath(values: Readonly<Record<string, PlainData>>, path: VccPath, value: PlainData): Record<string, PlainData> {
-  if (path.length === 0) throw new PlatformError('INVALID_PATH', 'empty path');
-  return writeInside(values, path, value) as Record<string, PlainData>;
-}
-
-/**
- * Returns `base` with `value` at `path` inside it, copying only what lies
- * along the path. A list is stepped into by an index segment (`'0'` is the
- * first item; the index just past the end appends), and stays a list; any
- * other container that is not an object is replaced by a new object. An index
- * further past the end throws `INVALID_PATH`: a list never gets holes.
- */
-export function writeInside(base: unknown, path: VccPath, value: PlainData): PlainData {
-  const [head, ...rest] = path;
-  if (head === undefined) return value;
-  if (Array.isArray(base) && isListIndex(head, Number.MAX_SAFE_INTEGER)) {
-    const index = Number(head);
-    if (index > base.length) throw new PlatformError('INVALID_PATH', `index ${index} is past the end of a list of ${base.length}`);
-    const copy: PlainData[] = base.slice();
-    copy[index] = writeInside(base[index], rest, value);
-    return copy;
-  }
-  const container = typeof base === 'object' && base !== null && !Array.isArray(base) ? (base as Record<string, PlainData>) : {};
-  return { ...container, [head]: writeInside(readPath(container, [head]), rest, value) };
-}
-
 /** True when `segment` is a list index in canonical form (`'0'`, `'12'`, never `'01'` or `'-1'`) of at most `max`. */
 function isListIndex(segment: string, max: number): boolean {
   return /^(?:0|[1-9][0-9]{0,15})$/.test(segment) && Number(segment) <= max;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertValueFitsType, defaultValueOf, isColorString, parseVccType } from '../../protocol/customization.js';
-import { assertPlainData, assertVccPath, readPath, templatePath, utf8Length, writeInside, writePath } from '../../protocol/data.js';
+import { assertPlainData, assertVccPath, readPath, templatePath, utf8Length } from '../../protocol/data.js';
+import { writeInside } from '../../protocol/vcc-paths.js';
 import { deserializeError, ERROR_CODES, PlatformError, serializeError } from '../../protocol/errors.js';
 import { parseHello, parseWelcome } from '../../protocol/link.js';
 
@@ -61,7 +62,7 @@ describe('paths and values', () => {
 
   it('read and write own properties only, copying along the path', () => {
     const values = { card: { title: 'a' } };
-    const next = writePath(values, ['card', 'title'], 'b');
+    const next = writeInside(values, ['card', 'title'], 'b');
     assert.equal(values.card.title, 'a');
     assert.equal(readPath(next, ['card', 'title']), 'b');
     assert.equal(readPath(values, ['card', 'toString']), undefined);
@@ -83,16 +84,15 @@ describe('paths and values', () => {
     const values = { messages: { items: [{ text: 'one' }, { text: 'two' }] } };
     assert.equal(readPath(values, ['messages', 'items', '1', 'text']), 'two');
     for (const notAnIndex of ['length', 'push', '01', '-1', '2', '1.0']) assert.equal(readPath(values, ['messages', 'items', notAnIndex]), undefined, notAnIndex);
-    const next = writePath(values, ['messages', 'items', '0', 'text'], 'first');
+    const next = writeInside(values, ['messages', 'items', '0', 'text'], 'first') as { messages: { items: { text: string }[] } };
     assert.deepEqual(next, { messages: { items: [{ text: 'first' }, { text: 'two' }] } });
-    assert.ok(Array.isArray((next['messages'] as { items: unknown }).items));
+    assert.ok(Array.isArray(next.messages.items));
     assert.equal(values.messages.items[0]?.text, 'one', 'the original is not changed');
-    assert.equal((next['messages'] as { items: unknown[] }).items[1], values.messages.items[1], 'what lies off the path is shared');
-    // The index just past the end appends; further would leave a hole.
-    assert.deepEqual(writeInside(['a'], ['1'], 'b'), ['a', 'b']);
-    assert.equal(codeOf(() => writeInside(['a'], ['2'], 'c')), 'INVALID_PATH');
-    // A name that is not an index turns the list into an object, as before for any non-object.
-    assert.deepEqual(writeInside(['a'], ['x'], 1), { x: 1 });
+    assert.equal(next.messages.items[1], values.messages.items[1], 'what lies off the path is shared');
+    // A list never gets holes, nor a name: only an existing item's index steps in.
+    assert.equal(codeOf(() => writeInside(['a'], ['1'], 'b')), 'INVALID_PATH');
+    assert.equal(codeOf(() => writeInside(['a'], ['x'], 1)), 'INVALID_PATH');
+    assert.deepEqual(writeInside(['a'], [0], 'b'), ['b']);
   });
 });
 

@@ -1,12 +1,14 @@
 /**
  * `<platform-image-control>`, `<platform-sound-control>`,
- * `<platform-video-control>`, `<platform-file-control>`: pick a file (button,
+ * `<platform-video-control>`, `<platform-file-control>` and
+ * `<platform-secret-image-control>` (`secret<image>`, whose URL goes to the
+ * keystore and only the key path is kept): pick a file (button,
  * or drop it on the control), check its type and size, upload it through the
  * host's upload function with a progress bar, and store the URL it returns.
  * A preview shows the local file while it uploads, then the stored one.
  */
 import { css, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../protocol/customization.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, KEYSTORE_SCHEME } from '../../../protocol/customization.js';
 import { PlatformError } from '../../../protocol/errors.js';
 import { controlStyles, VccControl } from './control-base.js';
 
@@ -60,6 +62,11 @@ export abstract class MediaControl extends VccControl {
 
   /** Which media this control takes. */
   protected abstract readonly kind: MediaKind;
+  /**
+   * True for `secret<image>`: the uploaded file's URL goes to the host's
+   * keystore function and only the key path it returns is stored.
+   */
+  protected readonly keepsSecret: boolean = false;
   /** Fraction uploaded (0–1) while an upload runs, else null. */
   declare protected progress: number | null;
   /** Object URL of the file being uploaded, shown until the upload ends. */
@@ -81,12 +88,14 @@ export abstract class MediaControl extends VccControl {
 
   get #accept(): readonly string[] {
     const type = this.vccType;
-    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' ? type.accept : ['*/*'];
+    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' || type.kind === 'secret-image' ? type.accept : ['*/*'];
   }
 
   get #maxBytes(): number {
     const type = this.vccType;
-    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' ? type.maxBytes : DEFAULT_MAX_UPLOAD_BYTES;
+    return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file' || type.kind === 'secret-image'
+      ? type.maxBytes
+      : DEFAULT_MAX_UPLOAD_BYTES;
   }
 
   override render(): TemplateResult {
@@ -121,7 +130,11 @@ export abstract class MediaControl extends VccControl {
         ${uploading
           ? html`<progress id="progress" max="1" .value=${this.progress ?? 0} aria-label=${`Uploading ${this.name}`}></progress>`
           : nothing}
-        <div class="preview">${this.#renderPreview(this.localPreview ?? stored)}</div>
+        <div class="preview">
+          ${this.keepsSecret && !this.localPreview
+            ? html`<p class="description" id="preview" role="status">${stored ? `Stored as ${stored}` : 'No image stored'}</p>`
+            : this.#renderPreview(this.localPreview ?? stored)}
+        </div>
       </div>
       ${this.renderNotes()}
     </div>`;
@@ -218,6 +231,11 @@ export abstract class MediaControl extends VccControl {
       this.refuse(new PlatformError('UNSUPPORTED', 'this editor was given no upload function'));
       return false;
     }
+    const storeSecret = this.services.storeSecret;
+    if (this.keepsSecret && !storeSecret) {
+      this.refuse(new PlatformError('UNSUPPORTED', 'this editor was given no keystore function'));
+      return false;
+    }
     const abort = new AbortController();
     this.#abort = abort;
     this.error = '';
@@ -234,7 +252,13 @@ export abstract class MediaControl extends VccControl {
       });
       if (abort.signal.aborted) throw new PlatformError('INVALID_ARGUMENT', 'the upload was cancelled');
       if (typeof url !== 'string') throw new PlatformError('INVALID_VALUE', 'the upload function resolved without a URL');
-      return this.commitValue(url);
+      if (!this.keepsSecret || !storeSecret) return this.commitValue(url);
+      // secret<image>: the image's URL is the secret; the remix keeps only its key path.
+      const keyPath = await storeSecret(url, { path: this.path });
+      if (typeof keyPath !== 'string' || !keyPath.startsWith(KEYSTORE_SCHEME)) {
+        throw new PlatformError('INVALID_VALUE', `the keystore answered without a key path (${KEYSTORE_SCHEME}…)`);
+      }
+      return this.commitValue(keyPath);
     } catch (error) {
       this.refuse(error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the upload of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`));
       return false;
@@ -266,6 +290,11 @@ export class VideoControl extends MediaControl {
 /** Edits a `file` VCC. */
 export class FileControl extends MediaControl {
   protected readonly kind = 'file';
+}
+/** Edits a `secret<image>` VCC: uploads the image, stores its URL in the keystore, keeps the key path. */
+export class SecretImageControl extends MediaControl {
+  protected readonly kind = 'image';
+  protected override readonly keepsSecret = true;
 }
 
 /**

@@ -27,6 +27,7 @@ export class ObjectControl extends VccControl {
             type: field.type,
             value: Object.prototype.hasOwnProperty.call(object, field.key) ? object[field.key] : defaultValueOf(field.type),
             label: field.name,
+            ...(field.description !== undefined ? { description: field.description } : {}),
             services: this.services,
             disabled: this.disabled,
           })}

@@ -34,6 +34,9 @@ export const CONTROL_TAGS = {
   video: 'platform-video-control',
   file: 'platform-file-control',
   secret: 'platform-secret-control',
+  'secret-image': 'platform-secret-image-control',
+  coordinate: 'platform-coordinate-control',
+  size: 'platform-size-control',
   array: 'platform-array-control',
   object: 'platform-object-control',
   unknown: 'platform-json-control',
@@ -66,6 +69,12 @@ export function renderControl(spec: ControlSpec): TemplateResult {
       return html`<platform-file-control data-kind="file" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-file-control>`;
     case 'secret':
       return html`<platform-secret-control data-kind="secret" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-secret-control>`;
+    case 'secret-image':
+      return html`<platform-secret-image-control data-kind="secret-image" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-secret-image-control>`;
+    case 'coordinate':
+      return html`<platform-coordinate-control data-kind="coordinate" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-coordinate-control>`;
+    case 'size':
+      return html`<platform-size-control data-kind="size" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-size-control>`;
     case 'array':
       return html`<platform-array-control data-kind="array" .path=${p.path} .vccType=${p.type} .value=${p.value} .label=${p.label} .description=${p.description ?? ''} .services=${p.services} .disabled=${p.disabled ?? false} .error=${p.error ?? ''}></platform-array-control>`;
     case 'object':

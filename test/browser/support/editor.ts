@@ -9,8 +9,8 @@ import { defineHostElements, type PlatformEditor, type UploadFunction, type Stor
 import { HOST_ORIGIN, Probe, TEMPLATE_ORIGIN, waitUntil } from './probe.js';
 
 /** URL of the editor fixture template on the template origin. */
-export function templateUrl(query: Record<string, string> = {}): string {
-  const url = new URL('/test/fixtures/editor/template.html', TEMPLATE_ORIGIN);
+export function templateUrl(query: Record<string, string> = {}, file = 'template.html'): string {
+  const url = new URL(`/test/fixtures/editor/${file}`, TEMPLATE_ORIGIN);
   url.searchParams.set('parent', HOST_ORIGIN);
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
   return url.toString();
@@ -70,13 +70,15 @@ export interface MountOptions {
   readonly remixId?: string;
   readonly query?: Record<string, string>;
   readonly style?: string;
+  /** The fixture template's file in test/fixtures/editor/. Default template.html. */
+  readonly template?: string;
 }
 
 /** Mounts <platform-editor> filling the viewport and waits until it is ready (template described, draft restored). */
 export async function mountEditor(options: MountOptions = {}): Promise<EditorHarness> {
   defineHostElements();
   const editor = document.createElement('platform-editor');
-  editor.src = templateUrl(options.query);
+  editor.src = templateUrl(options.query, options.template);
   editor.type = options.type ?? 'full';
   editor.mode = options.mode ?? 'new';
   if (options.projectId !== undefined) editor.projectId = options.projectId;

@@ -1,0 +1,51 @@
+/**
+ * The side panel of `<platform-editor type="full">`: every VCC of the
+ * template, grouped by scope, each drawn with the control of its type.
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { parseVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../../protocol/customization.js';
+import type { VccPath } from '../../protocol/data.js';
+
+/** What the panel is drawn with. */
+export interface PanelSpec {
+  /** The template's customization; null while it is not known yet. */
+  readonly customization: BuiltCustomization | null;
+  /** False in the preview: the controls are disabled. */
+  readonly remixing: boolean;
+  /** Draws the control of one field. */
+  readonly renderField: (path: VccPath, field: VccFieldDefinition, type: VccType, disabled: boolean) => TemplateResult;
+  readonly onFocusIn: (event: FocusEvent) => void;
+  readonly onFocusOut: (event: FocusEvent) => void;
+}
+
+/** The panel element. Each field sits in a holder whose `data-path` is its path as JSON. */
+export function renderPanel(spec: PanelSpec): TemplateResult {
+  const { customization } = spec;
+  return html`<aside class="panel" aria-label="Customize" @focusin=${spec.onFocusIn} @focusout=${spec.onFocusOut}>
+    ${customization ? panelScopes(customization, spec) : html`<p class="status">Loading the template…</p>`}
+  </aside>`;
+}
+
+function panelScopes(customization: BuiltCustomization, spec: PanelSpec): TemplateResult[] {
+  return customization.editor
+    .filter((scope) => !PREDEFINED_SCOPES.has(scope.key))
+    .map(
+      (scope) => html`<section aria-labelledby=${`scope-${scope.key}`}>
+        <h2 id=${`scope-${scope.key}`}>${scope.name ?? scope.key}</h2>
+        ${scope.description ? html`<p class="status">${scope.description}</p>` : nothing}
+        ${scope.fields.map((field) => {
+          const path = [scope.key, field.key];
+          return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
+        })}
+      </section>`,
+    );
+}
+
+/** The parsed type of a field; a definition with bad options still gets a control: the JSON fallback. */
+export function fieldType(field: VccFieldDefinition): VccType {
+  try {
+    return parseVccType(field.type, field.typeOptions);
+  } catch {
+    return { kind: 'unknown', name: field.type };
+  }
+}
