@@ -48,12 +48,14 @@ type Listeners = {
 class GuestRemixState {
   overrides: ValueOverrides = {};
   /**
-   * This page's onSetValue calls without skipUpdate still unanswered, by
-   * `[scope, key]` (as JSON). The host echoes each before answering it, in
-   * order: an echo that arrives while later calls for the same value are
-   * still unanswered is older than what this page holds.
+   * This page's onSetValue calls still unanswered, by `[scope, key]` (as
+   * JSON). The host echoes each before answering it, in order: an echo that
+   * arrives while later calls for the same value are still unanswered is older
+   * than what this page holds. And a refusal restores the value the host last
+   * accepted, only when it answers the latest call: an older call's refusal
+   * must not take back a newer value still on its way.
    */
-  readonly pendingEchoes = new Map<string, number>();
+  readonly inFlight = new Map<string, InFlightSets>();
   readonly instances = new Set<Listeners>();
   readonly link: GuestLink;
   /** What the host last said, for the read-only getters; kept by the same notifications the listeners hear. */
@@ -87,8 +89,10 @@ class GuestRemixState {
     link.handle('valueChanged', (path: unknown, value: unknown) => {
       const checkedPath = assertVccPath(path);
       const checkedValue = assertPlainData(value);
-      const [scope, key] = checkedPath;
-      if (this.pendingEchoes.size > 0 && scope !== undefined && key !== undefined && (this.pendingEchoes.get(JSON.stringify([scope, key])) ?? 0) > 1) {
+      const scope = checkedPath[0] ?? '';
+      const key = checkedPath[1] ?? '';
+      const flight = checkedPath.length > 1 && this.inFlight.size > 0 ? this.inFlight.get(JSON.stringify([scope, key])) : undefined;
+      if (flight && flight.echoes > 1) {
         // The echo of one of this page's keystrokes, with later ones already applied here: applying
         // it would take back what was typed since. The listeners hear the value as it is here;
         // the echo of the last call brings the host's whole value.
@@ -98,6 +102,7 @@ class GuestRemixState {
       // The echo of this template's own onSetValue finds the value in place already: no copy of
       // the overrides before the listeners run. Only primitives compare equal this way.
       if (!this.holds(checkedPath, checkedValue)) this.applyOverride(checkedPath, checkedValue);
+      if (flight) flight.lastGood = readPath(this.overrides, [scope, key]);
       // A deeper change is told as the whole [scope, key] value, as the original platform did.
       if (checkedPath.length > 2) this.emitValue(checkedPath.slice(0, 2), this.read(checkedPath.slice(0, 2)));
       else this.emitValue(checkedPath, checkedValue);
@@ -228,6 +233,18 @@ class GuestRemixState {
   }
 }
 
+/** onSetValue calls of one `[scope, key]` not yet answered (GuestRemixState.inFlight). */
+interface InFlightSets {
+  /** Calls unanswered. */
+  calls: number;
+  /** Of them, those the host echoes (without skipUpdate). */
+  echoes: number;
+  /** Number of the latest call. */
+  latest: number;
+  /** The value at `[scope, key]` the host last accepted (undefined: no override). */
+  lastGood: unknown;
+}
+
 /** How many distinct early reads are remembered: a template reads its few values, not thousands. */
 const MAX_EARLY_READS = 256;
 
@@ -306,24 +323,33 @@ export class InstantRemixing {
     const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
-    if (skipUpdate !== true && checkedPath.length > 1) {
-      const echoKey = JSON.stringify([scope, key]);
-      state.pendingEchoes.set(echoKey, (state.pendingEchoes.get(echoKey) ?? 0) + 1);
-      const settled = (): void => {
-        const left = (state.pendingEchoes.get(echoKey) ?? 1) - 1;
-        if (left > 0) state.pendingEchoes.set(echoKey, left);
-        else state.pendingEchoes.delete(echoKey);
-      };
-      sent.then(settled, settled);
-    }
-    const previous = readPath(state.overrides, [scope, key]);
+    const entryKey = JSON.stringify([scope, key]);
+    let flight = state.inFlight.get(entryKey);
+    if (!flight) state.inFlight.set(entryKey, (flight = { calls: 0, echoes: 0, latest: 0, lastGood: readPath(state.overrides, [scope, key]) }));
+    const call = ++flight.latest;
+    const echoed = skipUpdate !== true;
+    flight.calls++;
+    if (echoed) flight.echoes++;
+    const entry = readPath(next, [scope, key]);
     state.overrides = next;
-    const restored = sent.catch((error: unknown) => {
-      // The host refused the value: the last good one comes back. A timeout or reset proves nothing about the value.
-      if (error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET') if (checkedPath.length > 1) state.restore(scope, key, previous);
-      throw error;
+    const answered = sent.then(
+      () => {
+        flight.lastGood = entry;
+      },
+      (error: unknown) => {
+        // The host refused the latest value: the last one it accepted comes back. A timeout or
+        // reset proves nothing about the value, and an older call's refusal nothing about a newer one.
+        const refused = error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET';
+        if (refused && call === flight.latest && checkedPath.length > 1) state.restore(scope, key, flight.lastGood);
+        throw error;
+      },
+    );
+    const settled = answered.finally(() => {
+      flight.calls--;
+      if (echoed) flight.echoes--;
+      if (flight.calls === 0 && state.inFlight.get(entryKey) === flight) state.inFlight.delete(entryKey);
     });
-    return this.#settle('onSetValue', restored);
+    return this.#settle('onSetValue', settled);
   }
 
   /**

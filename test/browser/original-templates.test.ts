@@ -144,7 +144,8 @@ describe('templates of the original platform, with only the import changed', () 
     expect((await harness.probe.command('type', 'Hello, world')).value).to.equal('Hello, world');
     await waitUntil(() => session.get(['messages', 'items', '0', 'text']) === 'Hello, world', 'the host to hold every keystroke');
     expect(seen.length).to.equal('Hello, world'.length);
-    expect(seen.at(-1)).to.deep.equal(['messages.items.0.text', 'Hello, world']);
+    // The host's own event, like the template's listeners, tells [scope, key] and the whole value.
+    expect(seen.at(-1)).to.deep.equal(['messages.items', [{ text: 'Hello, world' }, { text: 'two' }]]);
     // skipUpdate: the template heard no echo of its own keystrokes, and its list is intact around the edited item.
     await sleep(50);
     expect(harness.probe.of('valueChanged')).to.deep.equal([]);
@@ -166,6 +167,15 @@ describe('templates of the original platform, with only the import changed', () 
     expect(new Set(methods).size, outcome.debugLines.join('\n')).to.equal(methods.length);
     expect(methods).to.include.members(['onSetValue', 'onPresentControl', 'finish', 'navigate', 'present', 'share', 'createRemix', 'requestCancelTouch']);
     // The value the host never took is not kept either.
+    expect((await harness.probe.command('get', ['messages', 'title'])).value).to.equal('Inbox');
+  });
+
+  it('two refused sets in a row leave the last value the host accepted, not the first refused one', async () => {
+    harness = open({ withSession: false });
+    await harness.frame.whenLinked();
+    await harness.probe.waitFor('loaded');
+    await harness.probe.command('setTwice', ['messages', 'title'], 'first click', 'second click');
+    await sleep(300);
     expect((await harness.probe.command('get', ['messages', 'title'])).value).to.equal('Inbox');
   });
 
