@@ -26,6 +26,7 @@ import { isVccPath, type PlainData } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { checkFile, type FileContribution } from './check-customization-file.js';
 import { listCustomizationFiles, readCustomizationFile, toPosix, writeIfChanged } from './customization-files.js';
+import { defaultEnvTypesPath, writeEnvTypes } from './env-types.js';
 import { ProblemList, type CustomizationProblem } from './customization-problems.js';
 import { renderCustomizationModule, renderCustomizationTypes } from './generate.js';
 
@@ -58,6 +59,12 @@ export interface CustomizationBuilderOptions {
   readonly outDir?: string;
   /** Environment the predefined values are read from. Default `process.env`. */
   readonly env?: Env;
+  /**
+   * Where to write `platform-env.d.ts`, which makes TypeScript find the
+   * generated types (relative to `root`), or false for none. Default
+   * `src/platform-env.d.ts` when the template has `src/`, else at the root.
+   */
+  readonly envTypes?: string | false;
 }
 
 /** What one {@link CustomizationBuilder.build} produced. */
@@ -100,6 +107,8 @@ export interface CustomizationBuilder {
   readonly modulePath: string;
   /** Absolute path of the generated type declarations. */
   readonly typesPath: string;
+  /** Absolute path of `platform-env.d.ts`, or null when it is not written. */
+  readonly envTypesPath: string | null;
   /**
    * Reads every customization file, builds, and writes the generated files
    * when their content changed. Builds never overlap: a call made while one
@@ -120,6 +129,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
   const customizationDir = join(root, CUSTOMIZATION_DIR);
   const modulePath = join(outDir, MODULE_FILE_NAME);
   const typesPath = join(outDir, TYPES_FILE_NAME);
+  const envTypesPath = options.envTypes === false ? null : options.envTypes === undefined ? defaultEnvTypesPath(root) : resolve(root, options.envTypes);
   const lastGood = new Map<string, FileContribution>();
   let owners = new Map<string, string>();
   let queue: Promise<unknown> = Promise.resolve();
@@ -168,6 +178,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     const typesSource = renderCustomizationTypes(customization);
     const wroteModule = await writeIfChanged(modulePath, moduleSource);
     const wroteTypes = await writeIfChanged(typesPath, typesSource);
+    if (envTypesPath) await writeEnvTypes(envTypesPath, typesPath);
     return {
       customization,
       problems: problems.list,
@@ -186,6 +197,7 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     outDir,
     modulePath,
     typesPath,
+    envTypesPath,
     build() {
       const run = queue.then(buildOnce);
       queue = run.catch(() => undefined);

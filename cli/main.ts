@@ -15,6 +15,7 @@ import {
   type CustomizationBuildResult,
   type Env,
 } from './build-customization.js';
+import { ENV_TYPES_FILE_NAME } from './env-types.js';
 import { watchCustomization } from './watch.js';
 
 /** Exit code of a usage error: an unknown command or option. */
@@ -45,6 +46,10 @@ Commands:
 Options:
   --root <dir>    the template root, which holds .platform/ (default: the current directory)
   --out <dir>     where to write the generated files (default: <root>/${DEFAULT_OUT_DIR})
+  --env-types <file>
+                  where to write ${ENV_TYPES_FILE_NAME}, which makes TypeScript find the types
+                  (default: <root>/src/ when there is a src directory, else <root>/)
+  --no-env-types  do not write it (your tsconfig includes ${DEFAULT_OUT_DIR} itself)
   -h, --help      show this help`;
 
 /**
@@ -72,7 +77,13 @@ export async function runCli(args: readonly string[], io: CliIo, stop?: AbortSig
     return USAGE_EXIT_CODE;
   }
   const root = resolve(io.cwd, values.root ?? '.');
-  const builderOptions = { root, env: io.env, ...(values.out === undefined ? {} : { outDir: resolve(io.cwd, values.out) }) };
+  const envTypes = values['no-env-types'] === true ? false : values['env-types'] === undefined ? undefined : resolve(io.cwd, values['env-types']);
+  const builderOptions: BuilderOptions = {
+    root,
+    env: io.env,
+    ...(values.out === undefined ? {} : { outDir: resolve(io.cwd, values.out) }),
+    ...(envTypes === undefined ? {} : { envTypes }),
+  };
   try {
     return command === 'watch' ? await runWatch(builderOptions, io, stop) : await runPreinstall(builderOptions, io);
   } catch (error) {
@@ -89,12 +100,14 @@ function parse(args: readonly string[]) {
     options: {
       root: { type: 'string' },
       out: { type: 'string' },
+      'env-types': { type: 'string' },
+      'no-env-types': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
-type BuilderOptions = { readonly root: string; readonly env: Env; readonly outDir?: string };
+type BuilderOptions = { readonly root: string; readonly env: Env; readonly outDir?: string; readonly envTypes?: string | false };
 
 async function runPreinstall(options: BuilderOptions, io: CliIo): Promise<number> {
   const builder = createCustomizationBuilder(options);
@@ -105,6 +118,7 @@ async function runPreinstall(options: BuilderOptions, io: CliIo): Promise<number
     return 1;
   }
   io.stdout(`platform-vcc: built ${displayPath(options.root, builder.modulePath)} and ${displayPath(options.root, builder.typesPath)}`);
+  if (builder.envTypesPath) io.stdout(`platform-vcc: TypeScript finds the types through ${displayPath(options.root, builder.envTypesPath)}`);
   return 0;
 }
 

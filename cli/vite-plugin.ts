@@ -51,6 +51,8 @@ export interface PlatformKitPluginOptions {
   readonly inject?: boolean;
   /** Environment the predefined values are read from. Default `process.env`. */
   readonly env?: Env;
+  /** Where to write `platform-env.d.ts` (relative to the template root), or false for none. Default `src/` when there is one, else the root. */
+  readonly envTypes?: string | false;
 }
 
 /** Creates the Platform Kit Vite plugin. */
@@ -137,6 +139,7 @@ export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
         root: resolve(config.root, options.root ?? '.'),
         ...(options.outDir === undefined ? {} : { outDir: options.outDir }),
         ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.envTypes === undefined ? {} : { envTypes: options.envTypes }),
       });
     },
 

@@ -105,7 +105,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 
   // Build every template's customization before Vite serves a page, so the generated modules exist.
   for (const template of DEMO_TEMPLATES) {
-    const result = await createCustomizationBuilder({ root: join(DEMO_DIR, 'templates', template.id), env: templateEnv }).build();
+    // No platform-env.d.ts: the demo's templates share the repository's one TypeScript program,
+    // where four templates' typed get() would collide; each reads its generated module itself.
+    const result = await createCustomizationBuilder({ root: join(DEMO_DIR, 'templates', template.id), env: templateEnv, envTypes: false }).build();
     for (const problem of result.problems) console.warn(`platform-kit demo (${template.id}): ${formatProblem(problem)}`);
   }
 
@@ -141,7 +143,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     // Known up front: a dependency discovered late makes Vite re-optimize and reload open pages.
     optimizeDeps: { entries: ['*.html', 'templates/*/index.html'], include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'] },
     // One plugin per template root: each writes its template's generated module, which the template imports itself.
-    plugins: DEMO_TEMPLATES.map((template) => platformKit({ root: `templates/${template.id}`, inject: false, env: templateEnv })),
+    plugins: DEMO_TEMPLATES.map((template) => platformKit({ root: `templates/${template.id}`, inject: false, env: templateEnv, envTypes: false })),
   });
 
   let port = 0;
