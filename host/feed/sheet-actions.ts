@@ -2,7 +2,9 @@
  * The feed actions a template asks for, and the sheets they open:
  * navigate (replace its own page), present (a sheet over the feed with
  * another page), share (the system share or the feed's share sheet) and
- * createRemix (the 'createremix' event). Apart from the window and the
+ * createRemix (the 'createremix' event); and the same share and remix for
+ * the feed's own buttons (`shareItem`, `createRemixOf`, from feed-actions.ts),
+ * which need no focus check: the user pressed them. Apart from the window and the
  * gestures because these are the feed's answers to guests: checked for
  * focus (`FORBIDDEN`), with state of their own (the open sheets).
  *
