@@ -19,12 +19,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}test-artifacts/screenshots/`;
 const UPDATE_DOCS = process.env['UPDATE_SCREENSHOTS'] === '1';
 
+/** The screenshots the README shows (the others stay in test-artifacts). */
+const IN_README = new Set(['feed-phone', 'feed-phone-vault']);
+
 /** A screenshot at CSS scale (a phone's device scale 3 would make it nine times larger). */
 async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   const buffer = await page.screenshot({ path: `${SHOTS}${name}.png`, scale: 'css' });
   assert.ok(buffer.length > 5_000 && buffer.length < 400_000, `${name}.png is ${buffer.length} bytes`);
-  if (UPDATE_DOCS) await page.screenshot({ path: `${ROOT}docs/${name}.png`, scale: 'css' });
+  if (UPDATE_DOCS && IN_README.has(name)) await page.screenshot({ path: `${ROOT}docs/${name}.png`, scale: 'css' });
 }
 
 interface Box {
