@@ -27,7 +27,7 @@ console.log(
     line('templates (2nd origin)', `${demo.templateOrigin}/templates/greeting/`),
     line('signaling', `ws://127.0.0.1:${demo.port}/dispatch (inside: ${demo.signaling.url})`),
     '',
-    line('project', `${demo.project.id}   token: ${demo.project.token}   (development values)`),
+    line('project', `${demo.project.id}   token: ${demo.project.token}   admin key: ${demo.adminKey}   (development values)`),
     line('data', demo.dataDir),
     '',
   ].join('\n'),

@@ -11,7 +11,8 @@
  *     which listens on a loopback port of its own; its WebSocket upgrades are
  *     tunnelled as raw TCP (lib/forward.ts) and its HTTP routes proxied;
  *   - `/demo-api/*`, `/media/*`: the demo's own small API (publish remixes,
- *     uploads, secrets, the dashboard's JSON, signed media redirects);
+ *     uploads, secrets, the dashboard's JSON, signed media redirects, the
+ *     viewer's identity token);
  *   - `/templates/vault/api/*`: the vault template's Express backend;
  *   - everything else: Vite in middleware mode (pages, templates, HMR).
  *
@@ -46,6 +47,7 @@ import {
   Keystore,
   KNOWN_CONTENT_TYPES,
   PlatformError,
+  requestUserToken,
   VCC_HEADER,
   type SignalingServer,
 } from '../signaling/index.js';
@@ -79,6 +81,8 @@ export interface DemoServer {
   readonly dataDir: string;
   /** The demo project and its development token. */
   readonly project: { readonly id: string; readonly token: string };
+  /** The platform's admin key (a development value): the feed page's backend route vouches for viewers with it. */
+  readonly adminKey: string;
   /** Key path of the vault's secret (`platform-keystore://demo/vault-api-key`). */
   readonly vaultKeyPath: string;
   /** The signaling server inside (its own loopback port). */
@@ -95,6 +99,16 @@ const VAULT_SECRET_NAME = 'vault-api-key';
 const DEMO_OWNER = 'demo-owner';
 /** Largest upload through the demo API (the media VCC default is 25 MB; a demo needs less). */
 const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
+/**
+ * The platform's admin key, a fixed development value like the project token: the host's backend
+ * asks for user tokens with it. Server side only; never use a fixed key in production.
+ */
+const DEMO_ADMIN_KEY = 'demo-dev-admin-key-change-me';
+/** The cookie that keeps which demo guest a browser is (`demo-user-<hex>`). */
+const VIEWER_COOKIE = 'demo-viewer';
+const VIEWER_ID_PATTERN = /^demo-user-[0-9a-f]{12}$/;
+/** How long a demo user token lives: short, as a host's should (createIdentityHandler fetches a new one before it expires). */
+const VIEWER_TOKEN_SECONDS = 15 * 60;
 
 /** Starts the demo: the signaling server, the services, Vite and the demo API on one port. */
 export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> {
@@ -214,6 +228,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       return sendJson(response, 201, { keyPath: await keystore().storeSecret(value) });
     }
     if (route === 'GET /demo-api/dashboard' && monitor) return sendJson(response, 200, await monitor.snapshot());
+    if (route === 'GET /demo-api/identity-token') {
+      // The host's backend vouching for its viewer (what a real host does for its logged-in user):
+      // here a demo guest, one per browser, kept in a cookie. The admin key stays in this process.
+      const known = readCookie(request, VIEWER_COOKIE);
+      const userId = known !== undefined && VIEWER_ID_PATTERN.test(known) ? known : `demo-user-${randomBytes(6).toString('hex')}`;
+      const token = await requestUserToken({ adminKey: DEMO_ADMIN_KEY, projectId: DEMO_PROJECT_ID, userId, attributes: { username: guestName(userId) }, ttlSeconds: VIEWER_TOKEN_SECONDS, url: selfUrl() });
+      if (userId !== known) response.setHeader('set-cookie', `${VIEWER_COOKIE}=${userId}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax`);
+      return sendJson(response, 200, { userToken: token.userToken, presumedRole: token.presumedRole, presumedAttributes: token.presumedAttributes, expiresAt: token.expiresAt });
+    }
     return sendError(response, 404, 'NOT_FOUND', `no route ${route}`);
   };
 
@@ -302,6 +325,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     },
     store,
     dataDir,
+    adminKey: DEMO_ADMIN_KEY,
     cdnUrl: `${selfUrl()}/cdn`,
     log: (line) => console.error(line),
   });
@@ -365,6 +389,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     port,
     dataDir,
     project: { id: DEMO_PROJECT_ID, token: DEMO_PROJECT_TOKEN },
+    adminKey: DEMO_ADMIN_KEY,
     vaultKeyPath,
     signaling: server,
     close: closeAll,
@@ -374,6 +399,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 /** Routes the signaling server answers: its sockets, its HTTP routes and the platform services. */
 function isSignalingRoute(path: string): boolean {
   return path === '/dispatch' || path.startsWith('/peerjs/') || path === '/health' || path === '/metrics' || path === '/info' || path.startsWith('/services/') || path.startsWith('/cdn/');
+}
+
+/** The value of cookie `name` of the request, or undefined. */
+function readCookie(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** A demo guest's name, the same for the same id: "Guest 1234". */
+function guestName(userId: string): string {
+  return `Guest ${1000 + (Number.parseInt(userId.slice(-4), 16) % 9000)}`;
 }
 
 function statusOf(code: string): number {

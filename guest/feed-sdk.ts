@@ -21,19 +21,31 @@
  * the feed's page (which would scroll under the feed).
  */
 import { PlatformError } from '../protocol/errors.js';
-import type {
-  CreateRemixOptions as WireCreateRemixOptions,
-  ForwardedKeyEvent,
-  ForwardedTouchEvent,
-  ForwardedTouchPoint,
-  ForwardedWheelEvent,
-  HostApi,
+import {
+  parseFeedInsets,
+  type CreateRemixOptions as WireCreateRemixOptions,
+  type FeedInsets,
+  type ForwardedKeyEvent,
+  type ForwardedTouchEvent,
+  type ForwardedTouchPoint,
+  type ForwardedWheelEvent,
+  type HostApi,
 } from '../protocol/link.js';
 import { addErrorListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink, type GuestLink } from './link.js';
 
 /** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
 export type PlaybackStateHandler = (isPlaying: boolean) => void;
+
+export type { FeedInsets } from '../protocol/link.js';
+
+/** Receives the corner the feed draws over (see {@link FeedSdk.insets}). */
+export type InsetsHandler = (insets: FeedInsets) => void;
+
+/** The CSS custom properties FeedSdk sets on the template's root element: the feed's insets, in px. */
+export const FEED_INSET_PROPERTIES = { right: '--platform-feed-inset-right', bottom: '--platform-feed-inset-bottom' } as const;
+
+const NO_INSETS: FeedInsets = Object.freeze({ right: 0, bottom: 0 });
 
 /** Options of {@link FeedSdk.createRemix}. */
 export interface CreateRemixOptions {
@@ -54,7 +66,10 @@ class GuestFeedState {
   readonly instances = new Set<Set<PlaybackStateHandler>>();
   /** Every instance's onError listeners: a page has one feed link, so a failure concerns all of them. */
   readonly errorListeners = new Set<Set<CallErrorHandler>>();
+  /** Every instance's onInsetsChanged listeners. */
+  readonly insetListeners = new Set<Set<InsetsHandler>>();
   isPlaying = false;
+  insets: FeedInsets = NO_INSETS;
   #forwarding = false;
   #pendingMove: ForwardedTouchEvent | null = null;
   #moveFrame = 0;
@@ -70,6 +85,19 @@ class GuestFeedState {
       if (typeof isPlaying !== 'boolean') throw new PlatformError('INVALID_ARGUMENT', 'playbackStateChanged needs a boolean');
       this.isPlaying = isPlaying;
       for (const handlers of this.instances) for (const handler of handlers) safely(() => handler(isPlaying));
+    });
+    link.handle('insetsChanged', (value: unknown) => {
+      const insets = parseFeedInsets(value);
+      if (!insets) throw new PlatformError('INVALID_ARGUMENT', 'insetsChanged needs { right, bottom }: numbers from 0 to 4096');
+      if (insets.right === this.insets.right && insets.bottom === this.insets.bottom) return;
+      this.insets = Object.freeze(insets);
+      // On the root element, so a template's stylesheet keeps clear with var(--platform-feed-inset-right, 0px).
+      if (typeof document !== 'undefined') {
+        const style = document.documentElement.style;
+        style.setProperty(FEED_INSET_PROPERTIES.right, `${insets.right}px`);
+        style.setProperty(FEED_INSET_PROPERTIES.bottom, `${insets.bottom}px`);
+      }
+      for (const handlers of this.insetListeners) for (const handler of handlers) safely(() => handler(this.insets));
     });
   }
 
@@ -256,12 +284,14 @@ export class FeedSdk {
   readonly #state: GuestFeedState;
   readonly #handlers = new Set<PlaybackStateHandler>();
   readonly #errorHandlers = new Set<CallErrorHandler>();
+  readonly #insetHandlers = new Set<InsetsHandler>();
 
   constructor() {
     sharedState ??= new GuestFeedState(getGuestLink());
     this.#state = sharedState;
     this.#state.instances.add(this.#handlers);
     this.#state.errorListeners.add(this.#errorHandlers);
+    this.#state.insetListeners.add(this.#insetHandlers);
   }
 
   /**
@@ -293,6 +323,30 @@ export class FeedSdk {
   /** Whether the feed last said this template is playing (false until it says otherwise). Beyond the spec. */
   get isPlaying(): boolean {
     return this.#state.isPlaying;
+  }
+
+  /**
+   * The corner of this template the feed draws over, in CSS px: its Remix
+   * and Share buttons on a narrow feed (on a wide one they stand beside the
+   * template, and both are 0). The rectangle `right` wide at the right edge
+   * and `bottom` tall at the bottom edge: keep text out of it by padding on
+   * the right or at the bottom. The same values are set as the CSS custom
+   * properties `--platform-feed-inset-right` and `--platform-feed-inset-bottom`
+   * on the root element (unset outside a feed: give a fallback,
+   * `var(--platform-feed-inset-right, 0px)`). Known before load() resolves;
+   * follows resizes. Beyond the spec.
+   */
+  get insets(): FeedInsets {
+    return this.#state.insets;
+  }
+
+  /** Listens to changes of {@link insets} (for a layout CSS cannot do, a canvas say). Returns the remover. Beyond the spec. */
+  onInsetsChanged(handler: InsetsHandler): () => void {
+    if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
+    this.#insetHandlers.add(handler);
+    return () => {
+      this.#insetHandlers.delete(handler);
+    };
   }
 
   /**
@@ -347,8 +401,10 @@ export class FeedSdk {
   dispose(): void {
     this.#handlers.clear();
     this.#errorHandlers.clear();
+    this.#insetHandlers.clear();
     this.#state.instances.delete(this.#handlers);
     this.#state.errorListeners.delete(this.#errorHandlers);
+    this.#state.insetListeners.delete(this.#insetHandlers);
   }
 
   #settle(method: string, call: Promise<void>): Promise<void> {

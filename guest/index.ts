@@ -4,7 +4,7 @@
  */
 export { InstantRemixing, type ActivePathHandler, type RemixingHandler, type ValueChangedHandler } from './instant-remixing.js';
 export type { CallErrorHandler } from './call-failures.js';
-export { FeedSdk, type CreateRemixOptions, type PlaybackStateHandler } from './feed-sdk.js';
+export { FeedSdk, type CreateRemixOptions, type FeedInsets, type InsetsHandler, type PlaybackStateHandler } from './feed-sdk.js';
 export { configureGuestLink, type GuestLinkOptions, type GuestLinkState } from './link.js';
 export { defineCustomization, getBuiltCustomization } from './registry.js';
 export { getViewingContext, isFeedDebug, withViewingContext, VIEWING_CONTEXTS, type ViewingContext } from './context.js';

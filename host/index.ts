@@ -49,12 +49,15 @@ export { EditHistory, type EditHistoryOptions, type HistoryEntry } from './edito
 // The feed (issue 4): <platform-feed> over FeedController, items, feedDebug and viewing contexts.
 export {
   FeedController,
+  type FeedAction,
   type FeedControllerEvents,
   type FeedControllerOptions,
+  type FeedInsets,
   type FeedItemStatus,
   type FeedLoader,
   type FeedLoadRequest,
   type FeedShareData,
+  type GetIdentityToken,
   type RateLimit,
   type SkipReason,
 } from './feed/feed-controller.js';

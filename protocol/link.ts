@@ -201,6 +201,36 @@ export interface GuestApi {
   remixingChanged(isRemixing: boolean, editorAttributes: EditorAttributes): void;
   /** FeedSdk onPlaybackStateChanged notification: true when the template is in focus. */
   playbackStateChanged(isPlaying: boolean): void;
+  /**
+   * The part of the template the feed draws over (its Remix and Share
+   * buttons on a narrow feed). Not gated: sent at every link, again at
+   * load(), and whenever it changes, so a template can lay out around it
+   * before it is shown. The guest's FeedSdk keeps it and sets the CSS
+   * custom properties `--platform-feed-inset-right` and `-bottom`.
+   */
+  insetsChanged(insets: FeedInsets): void;
+}
+
+/**
+ * The corner of a template the feed draws over, in template CSS pixels: the
+ * rectangle `right` wide at its right edge and `bottom` tall at its bottom
+ * edge (both 0: nothing). A template keeps its text out of it by padding its
+ * content on the right or at the bottom, whichever suits its layout.
+ */
+export interface FeedInsets {
+  readonly right: number;
+  readonly bottom: number;
+}
+
+/** Largest inset the guest accepts: anything bigger is not a corner of a screen. */
+export const MAX_FEED_INSET_PX = 4_096;
+
+/** Guard: {@link FeedInsets} (two finite numbers from 0 to {@link MAX_FEED_INSET_PX}), or null. */
+export function parseFeedInsets(value: unknown): FeedInsets | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { right, bottom } = value as Record<string, unknown>;
+  const inset = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= MAX_FEED_INSET_PX;
+  return inset(right) && inset(bottom) ? { right, bottom } : null;
 }
 
 /** Method names the host serves to the guest: nothing else is ever called. */
@@ -230,6 +260,7 @@ export const GUEST_METHODS = [
   'activePathChanged',
   'remixingChanged',
   'playbackStateChanged',
+  'insetsChanged',
 ] as const satisfies readonly (keyof GuestApi)[];
 
 /** A guest method that is a listener notification. */

@@ -16,6 +16,9 @@
  *     `remix-preview.ts`: an item's values, and onSetRemixing(false).
  *   - `infinite-loader.ts`: more items from the loader; `feed-message.ts`:
  *     what shows when there is no item to show.
+ *   - `feed-actions.ts`: the feed's own Remix and Share buttons (the
+ *     `actions` option), in a rail beside the items or over their corner,
+ *     which the templates are told (insetsChanged).
  *
  * Model and rules:
  *   - Items are a list that only grows (append, or a loader callback for an
@@ -32,26 +35,29 @@
  *     and present accept only http(s) URLs (`INVALID_ARGUMENT`).
  */
 import { PlatformError } from '../../protocol/errors.js';
-import type { ValueOverrides } from '../../protocol/link.js';
+import type { FeedInsets, ValueOverrides } from '../../protocol/link.js';
 import { Emitter } from '../emitter.js';
 import type { TemplateFrame } from '../template-frame.js';
+import { FeedActions, type FeedAction } from './feed-actions.js';
 import type { EmitFeedEvent, FeedControllerEvents, FeedItemStatus } from './feed-events.js';
 import { FeedGestures } from './feed-gestures.js';
 import { FeedMessage } from './feed-message.js';
 import { checkFeedItem, type FeedItem } from './feed-items.js';
-import { feedSettings, type FeedControllerOptions, type FeedLoader, type FeedSettings } from './feed-options.js';
+import { feedSettings, type FeedControllerOptions, type FeedLoader, type FeedSettings, type GetIdentityToken } from './feed-options.js';
 import { FeedPlayback } from './feed-playback.js';
 import { FEED_STYLES } from './feed-styles.js';
 import { FeedTrack, keepUnscrolled } from './feed-track.js';
 import { FeedWindow } from './feed-window.js';
-import { GuestDoor } from './guest-door.js';
+import { GuestDoor, reportQuietly } from './guest-door.js';
 import { InfiniteLoader } from './infinite-loader.js';
 import { frameAllow, LiveFrame, type LiveFrameHooks } from './live-frame.js';
 import { attachPreview } from './remix-preview.js';
 import { SheetActions } from './sheet-actions.js';
 
 export type { FeedControllerEvents, FeedItemStatus, SkipReason } from './feed-events.js';
-export type { FeedControllerOptions, FeedLoader, FeedLoadRequest, FeedShareData, RateLimit } from './feed-options.js';
+export type { FeedControllerOptions, FeedLoader, FeedLoadRequest, FeedShareData, GetIdentityToken, RateLimit } from './feed-options.js';
+export type { FeedAction } from './feed-actions.js';
+export type { FeedInsets } from '../../protocol/link.js';
 
 /** A vertical feed of templates; see the module comment. */
 export class FeedController {
@@ -70,6 +76,8 @@ export class FeedController {
   readonly #sheets: SheetActions;
   readonly #door: GuestDoor;
   readonly #loader: InfiniteLoader;
+  readonly #actions: FeedActions;
+  #getIdentityToken: GetIdentityToken | null;
   #index = -1;
   #direction: 1 | -1 = 1;
   #destroyed = false;
@@ -77,6 +85,7 @@ export class FeedController {
   constructor(options: FeedControllerOptions) {
     this.#container = options.container;
     const settings = (this.#settings = feedSettings(options));
+    this.#getIdentityToken = options.getIdentityToken ?? null;
     const emit = this.#emit;
     const currentIndex = (): number => this.#index;
     const isLive = (live: LiveFrame): boolean => this.#isLive(live);
@@ -157,7 +166,23 @@ export class FeedController {
       },
       options.swipe,
     );
-    this.#door = new GuestDoor({ input: this.#gestures, actions: this.#sheets }, (index, error) => emit('error', { index, error }));
+    this.#door = new GuestDoor(
+      { input: this.#gestures, actions: this.#sheets, identity: { getToken: (live) => this.#identityToken(live) } },
+      (index, error) => emit('error', { index, error }),
+    );
+    // After the track in the viewport, under the sheets (z-index): a sheet covers them.
+    this.#actions = new FeedActions(
+      {
+        viewport: this.#viewport,
+        railMinWidth: settings.actionsRailMinWidth,
+        run: (action) => (action === 'remix' ? this.#sheets.createRemixOf(this.#index) : this.#sheets.shareItem(this.#index)),
+        insetsChanged: (insets) => {
+          for (const live of this.#window.lives()) if (live.frame.state === 'linked' || live.frame.state === 'ready') this.#tellInsets(live, insets);
+        },
+      },
+      settings.actions,
+    );
+    this.#track.element.after(this.#actions.element);
     this.#loader = new InfiniteLoader(
       {
         loadAhead: settings.loadAhead,
@@ -207,6 +232,16 @@ export class FeedController {
   /** Indices of the live items, ascending. */
   get liveIndices(): number[] {
     return this.#window.lives().map((live) => live.index).sort((a, b) => a - b);
+  }
+
+  /** The feed's own action buttons (the `actions` option). */
+  get actions(): readonly FeedAction[] {
+    return this.#actions.actions;
+  }
+
+  /** The corner of an item the feed's actions cover now, as told to the templates (0, 0 on a rail or without actions). */
+  get insets(): FeedInsets {
+    return this.#actions.insets;
   }
 
   /** True once the loader said there is nothing more. */
@@ -275,6 +310,17 @@ export class FeedController {
     this.#sync();
   }
 
+  /** Replaces the feed's action buttons (checked: an unknown action throws `INVALID_ARGUMENT`); the templates are told the new insets. */
+  setActions(actions: readonly FeedAction[]): void {
+    this.#assertAlive();
+    this.#actions.set(actions);
+  }
+
+  /** Replaces what answers the templates' `Platform.identity.getToken()` (null: nothing; they get `UNSUPPORTED`). */
+  setGetIdentityToken(getIdentityToken: GetIdentityToken | null): void {
+    this.#getIdentityToken = getIdentityToken;
+  }
+
   /** Replaces the loader (null: no more loading). */
   setLoader(loader: FeedLoader | null): void {
     this.#loader.setLoader(loader);
@@ -327,6 +373,7 @@ export class FeedController {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#loader.stop();
+    this.#actions.destroy();
     this.#playback.stop();
     this.#track.stop();
     this.#sheets.destroy();
@@ -370,7 +417,9 @@ export class FeedController {
   /** With no item to show: loading while the loader is asked, else why there is none (announced too). */
   #showMessage(): void {
     const entry = this.#window.entry(this.#index);
-    if (this.#destroyed || !this.#message.update(entry !== undefined && !entry.skipped, this.#loader)) return;
+    if (this.#destroyed) return;
+    this.#actions.setShown(entry !== undefined && !entry.skipped);
+    if (!this.#message.update(entry !== undefined && !entry.skipped, this.#loader)) return;
     if (this.#message.state !== 'none') this.#status.textContent = this.#message.element.textContent ?? '';
   }
 
@@ -436,9 +485,45 @@ export class FeedController {
       // The sheet's page is judged against the focused item's origin.
       allow: frameAllow(this.#settings.allow, this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url, src),
       handlers: this.#door.handlersFor(live),
-      // A preview, never a remix: every template hears so after its ready() (see remix-preview.ts).
-      attachExtras: (frame: TemplateFrame) => attachPreview(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler)),
+      attachExtras: (frame: TemplateFrame) => [
+        // A preview, never a remix: every template hears so after its ready() (see remix-preview.ts).
+        ...attachPreview(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler)),
+        ...this.#attachInsets(live, frame),
+      ],
     });
+  }
+
+  /**
+   * Tells an item's template the corner the feed's actions cover: at every
+   * (re)link, so it can lay out before it is shown, and again at its load()
+   * (a FeedSdk made after the link had no listener yet). Changes reach every
+   * linked item's template (FeedActions' insetsChanged). Only when something
+   * is covered: a template told nothing reads 0. The sheet's template is
+   * never covered (the sheet is over the actions).
+   */
+  #attachInsets(live: LiveFrame, frame: TemplateFrame): (() => void)[] {
+    if (live.index === -1) return [];
+    const tell = (): void => {
+      const insets = this.#actions.insets;
+      if (insets.right > 0 || insets.bottom > 0) this.#tellInsets(live, insets);
+    };
+    return [frame.on('link', tell), frame.on('load', tell)];
+  }
+
+  #tellInsets(live: LiveFrame, insets: FeedInsets): void {
+    live.frame.request('insetsChanged', insets).catch((error: unknown) => reportQuietly(error));
+  }
+
+  /** A template's getIdentityToken(), through the door: the feed's getIdentityToken, for a page of the item's own origin. */
+  #identityToken(live: LiveFrame): unknown {
+    const getToken = this.#getIdentityToken;
+    if (!getToken) throw new PlatformError('UNSUPPORTED', 'this feed gives no identity (its getIdentityToken is not set)');
+    // The sheet's page is judged against the focused item's origin, as for `allow` (frameAllow).
+    const itemUrl = this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url;
+    if (itemUrl === undefined || new URL(live.src).origin !== new URL(itemUrl).origin) {
+      throw new PlatformError('FORBIDDEN', "the viewer's identity is given only to pages of the item's own origin");
+    }
+    return getToken();
   }
 
   #assertAlive(): void {

@@ -5,6 +5,8 @@
  * ({@link FeedSettings}), not the options object.
  */
 import { PlatformError } from '../../protocol/errors.js';
+import type { IdentityTokenResult } from '../../protocol/link.js';
+import { checkFeedActions, type FeedAction } from './feed-actions.js';
 import type { FeedItem } from './feed-items.js';
 import type { SwipeTrackerOptions } from './swipe-tracker.js';
 
@@ -30,6 +32,13 @@ export interface FeedShareData {
   readonly url: string;
   readonly title?: string;
 }
+
+/**
+ * Gives a template the viewer's identity token (`Platform.identity.getToken()`),
+ * typically `createIdentityHandler({ fetchToken })`: the host's backend
+ * vouches for its user; the host page never holds the admin key.
+ */
+export type GetIdentityToken = () => Promise<IdentityTokenResult> | IdentityTokenResult;
 
 /** Options of {@link FeedController}. */
 export interface FeedControllerOptions {
@@ -74,6 +83,24 @@ export interface FeedControllerOptions {
   readonly callRateLimit?: RateLimit;
   /** Thresholds of swipes. */
   readonly swipe?: SwipeTrackerOptions;
+  /**
+   * Buttons the feed draws for the current item: `'remix'` (the
+   * 'createremix' event) and `'share'` (the system share or the share
+   * sheet). Default none: templates may draw their own with FeedSdk. On a
+   * feed at least `actionsRailMinWidth` wide they stand in a rail beside the
+   * items; narrower, over the items' bottom right corner, which templates
+   * are told (FeedSdk `insets`, CSS `--platform-feed-inset-right`/`-bottom`).
+   */
+  readonly actions?: readonly FeedAction[];
+  /** Narrowest feed (CSS px) whose actions stand in a rail beside the items rather than over them. Default 480. */
+  readonly actionsRailMinWidth?: number;
+  /**
+   * Answers the templates' `Platform.identity.getToken()`. Given to every
+   * item's page and the presented sheet's, when the page is of the item's
+   * own origin (a page a template navigates to elsewhere is refused with
+   * `FORBIDDEN`). Without it, getToken() fails with `UNSUPPORTED`.
+   */
+  readonly getIdentityToken?: GetIdentityToken;
 }
 
 /** The options with their defaults applied and checked. @internal */
@@ -89,6 +116,8 @@ export interface FeedSettings {
   readonly callRate: RateLimit;
   readonly loadAhead: number;
   readonly share: ((data: FeedShareData) => Promise<void>) | null;
+  readonly actions: readonly FeedAction[];
+  readonly actionsRailMinWidth: number;
 }
 
 const DEFAULT_TOUCH_RATE: RateLimit = { burst: 240, perSecond: 240 };
@@ -114,7 +143,15 @@ export function feedSettings(options: FeedControllerOptions): FeedSettings {
           ? (data) => navigator.share(data)
           : null
         : options.share,
+    actions: checkFeedActions(options.actions ?? []),
+    actionsRailMinWidth: nonNegative(options.actionsRailMinWidth, 480, 'actionsRailMinWidth'),
   };
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new PlatformError('INVALID_ARGUMENT', `${name} must be a number of at least 0`);
+  return value;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -36,5 +36,20 @@ export const FEED_STYLES = `
 .pk-share-panel h2 { margin: 0; font-size: 16px; }
 .pk-share-panel input { font: inherit; padding: 8px; border-radius: 8px; border: 1px solid rgba(255,255,255,.25); background: transparent; color: inherit; }
 .pk-share-actions { display: flex; gap: 8px; justify-content: flex-end; }
+.pk-feed-actions { position: absolute; z-index: 1; right: 8px; bottom: calc(16px + env(safe-area-inset-bottom, 0px)); display: flex; flex-direction: column; align-items: center; gap: 14px; }
+.pk-feed-actions[hidden] { display: none; }
+.pk-feed-actions.is-idle { visibility: hidden; }
+.pk-actions-rail .pk-feed-track { right: var(--pk-feed-rail-width, 80px); }
+.pk-actions-rail .pk-feed-actions { right: 0; width: var(--pk-feed-rail-width, 80px); }
+.pk-actions-overlay .pk-feed-offer { right: calc(var(--pk-feed-inset-right, 0px) + 4px); }
+.pk-feed-action { display: flex; flex-direction: column; align-items: center; gap: 4px; min-width: 48px; margin: 0; padding: 0; border: 0; background: none; color: var(--pk-feed-action-color, #fff); font: 600 12px/1.25 system-ui, sans-serif; cursor: pointer; touch-action: manipulation; -webkit-tap-highlight-color: transparent; }
+.pk-feed-action-icon { display: grid; place-items: center; width: 48px; height: 48px; border-radius: 50%; background: var(--pk-feed-action-background, rgba(0,0,0,.6)); box-shadow: 0 0 0 1px rgba(255,255,255,.35), 0 2px 8px rgba(0,0,0,.3); transition: transform 100ms; }
+.pk-feed-action-label { padding: 1px 8px; border-radius: 999px; background: var(--pk-feed-action-background, rgba(0,0,0,.6)); }
+.pk-feed-action:hover .pk-feed-action-icon { background: var(--pk-feed-action-hover-background, rgba(0,0,0,.78)); }
+.pk-feed-action:active .pk-feed-action-icon { transform: scale(.92); }
+.pk-feed-action:focus { outline: none; }
+.pk-feed-action:focus-visible .pk-feed-action-icon { outline: 3px solid #fff; outline-offset: 2px; box-shadow: 0 0 0 7px rgba(0,0,0,.85); }
+@media (prefers-reduced-motion: reduce) { .pk-feed-action-icon { transition: none; } }
+@media (forced-colors: active) { .pk-feed-action-icon, .pk-feed-action-label { border: 1px solid ButtonText; } }
 .pk-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

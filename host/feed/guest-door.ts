@@ -27,10 +27,16 @@ export interface GuestActions {
   createRemix(live: LiveFrame, options: unknown): void;
 }
 
+/** The viewer's identity, once through the door (the controller: the feed's getIdentityToken, for pages of the item's origin). */
+export interface GuestIdentity {
+  getToken(live: LiveFrame): unknown;
+}
+
 /** What the feed does for a template's calls, once they are through the door. */
 export interface GuestCalls {
   readonly input: GuestInput;
   readonly actions: GuestActions;
+  readonly identity: GuestIdentity;
 }
 
 type Bucket = 'touch' | 'call';
@@ -48,7 +54,7 @@ export class GuestDoor {
 
   /** The handlers of `live`'s frame. */
   handlersFor(live: LiveFrame): HostHandlers {
-    const { input, actions } = this.#calls;
+    const { input, actions, identity } = this.#calls;
     const guarded = (bucket: Bucket, run: (...args: unknown[]) => unknown): ((...args: unknown[]) => unknown) => this.guarded(live, bucket, run);
     const refuseOther = (name: string) => (): never => {
       throw new PlatformError('UNSUPPORTED', `the feed does not handle ${name}()`);
@@ -60,6 +66,8 @@ export class GuestDoor {
       present: guarded('call', (url) => actions.present(live, checkFeedUrl(url, 'present()'))),
       share: guarded('call', () => actions.share(live)),
       createRemix: guarded('call', (options) => actions.createRemix(live, options)),
+      // Any live page may ask, not only the one in focus: a template sets up (and a neighbour preloads) before it is shown.
+      getIdentityToken: guarded('call', () => identity.getToken(live)),
       touch: guarded('touch', (event) => input.guestTouch(live, event)),
       wheel: guarded('touch', (event) => input.guestWheel(live, event)),
       key: guarded('touch', (event) => input.guestKey(live, event)),

@@ -4,11 +4,12 @@
  * rules). Define it with `defineHostElements()`.
  *
  * ```html
- * <platform-feed style="height: 100dvh" allow="camera; microphone; autoplay"></platform-feed>
+ * <platform-feed style="height: 100dvh" actions="remix share" allow="camera; microphone; autoplay"></platform-feed>
  * <script type="module">
  *   const feed = document.querySelector('platform-feed');
  *   feed.items = [{ url: 'https://template.example/' }];
  *   feed.loader = async ({ offset }) => fetchMoreTemplates(offset);
+ *   feed.getIdentityToken = createIdentityHandler({ fetchToken: () => fetch('/api/platform-token').then((r) => r.json()) });
  *   feed.addEventListener('feed-createremix', (event) => openEditor(event.detail.projectId));
  * </script>
  * ```
@@ -17,7 +18,7 @@
  * (bubbling, composed) with the controller's payload as `detail`.
  */
 import { css, html, LitElement, type PropertyDeclarations, type PropertyValues, type ReactiveController, type ReactiveControllerHost } from 'lit';
-import { FeedController, type FeedControllerEvents, type FeedControllerOptions, type FeedLoader, type FeedShareData } from './feed-controller.js';
+import { FeedController, type FeedAction, type FeedControllerEvents, type FeedControllerOptions, type FeedLoader, type FeedShareData, type GetIdentityToken } from './feed-controller.js';
 import { feedDebugItems, type FeedItem } from './feed-items.js';
 import type { PlatformFeedEventMap } from './feed-events.js';
 
@@ -94,6 +95,10 @@ export class PlatformFeed extends LitElement {
     snapDurationMs: { type: Number, attribute: 'snap-duration-ms' },
     allow: { type: String },
     label: { type: String },
+    // `actions="remix share"` in HTML (spaces or commas); a list as a property.
+    actions: { attribute: 'actions', converter: { fromAttribute: (value: string | null) => (value ?? '').split(/[\s,]+/).filter((name) => name !== '') } },
+    actionsRailMinWidth: { type: Number, attribute: 'actions-rail-min-width' },
+    getIdentityToken: { attribute: false },
   };
 
   static override styles = css`
@@ -140,6 +145,18 @@ export class PlatformFeed extends LitElement {
   declare allow: string | undefined;
   /** Accessible name of the feed. */
   declare label: string;
+  /**
+   * Buttons the feed draws for the current item: `remix` (the
+   * `feed-createremix` event) and `share` (the system share or the share
+   * sheet); the attribute lists them, `actions="remix share"`. A rail beside
+   * the items on a feed at least `actionsRailMinWidth` wide, else over their
+   * bottom right corner, which templates are told (see FeedControllerOptions.actions).
+   */
+  declare actions: readonly FeedAction[];
+  /** Narrowest feed (CSS px) with a rail for its actions. Default 480. Read when the feed starts. */
+  declare actionsRailMinWidth: number | undefined;
+  /** Answers the templates' `Platform.identity.getToken()`, typically `createIdentityHandler({ fetchToken })` (see FeedControllerOptions.getIdentityToken). */
+  declare getIdentityToken: GetIdentityToken | null;
 
   readonly #binding: FeedBinding;
   #appended: readonly FeedItem[] = [];
@@ -155,6 +172,9 @@ export class PlatformFeed extends LitElement {
     this.snapDurationMs = undefined;
     this.allow = undefined;
     this.label = 'Templates';
+    this.actions = [];
+    this.actionsRailMinWidth = undefined;
+    this.getIdentityToken = null;
     this.#binding = new FeedBinding(this);
   }
 
@@ -204,6 +224,9 @@ export class PlatformFeed extends LitElement {
     if (this.frameCheckTimeoutMs !== undefined) options.frameCheckTimeoutMs = this.frameCheckTimeoutMs;
     if (this.snapDurationMs !== undefined) options.snapDurationMs = this.snapDurationMs;
     if (typeof this.allow === 'string') options.allow = this.allow;
+    if (this.actions.length > 0) options.actions = this.actions;
+    if (this.actionsRailMinWidth !== undefined) options.actionsRailMinWidth = this.actionsRailMinWidth;
+    if (this.getIdentityToken) options.getIdentityToken = this.getIdentityToken;
     return options;
   }
 
@@ -224,6 +247,8 @@ export class PlatformFeed extends LitElement {
       controller.setItems(this.#initialItems());
     }
     if (changed.has('loader') && changed.get('loader') !== undefined) controller.setLoader(this.loader);
+    if (changed.has('actions') && changed.get('actions') !== undefined) controller.setActions(this.actions);
+    if (changed.has('getIdentityToken') && changed.get('getIdentityToken') !== undefined) controller.setGetIdentityToken(this.getIdentityToken);
     if (changed.has('label')) this.#labelViewport();
   }
 

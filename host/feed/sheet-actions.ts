@@ -2,7 +2,9 @@
  * The feed actions a template asks for, and the sheets they open:
  * navigate (replace its own page), present (a sheet over the feed with
  * another page), share (the system share or the feed's share sheet) and
- * createRemix (the 'createremix' event). Apart from the window and the
+ * createRemix (the 'createremix' event); and the same share and remix for
+ * the feed's own buttons (`shareItem`, `createRemixOf`, from feed-actions.ts),
+ * which need no focus check: the user pressed them. Apart from the window and the
  * gestures because these are the feed's answers to guests: checked for
  * focus (`FORBIDDEN`), with state of their own (the open sheets).
  *
@@ -150,16 +152,28 @@ export class SheetActions {
   /** share(): the system share, else (or when it is refused) the feed's share sheet. */
   share(live: LiveFrame): void {
     this.#assertFocused(live, 'share()');
-    const host = this.#host;
-    const entry = live.index >= 0 ? host.entry(live.index) : undefined;
+    const entry = live.index >= 0 ? this.#host.entry(live.index) : undefined;
     const url = live.index === -1 ? live.src : (entry?.item.shareUrl ?? entry?.item.url ?? live.src);
-    const data: FeedShareData = entry?.item.title === undefined ? { url } : { url, title: entry.item.title };
+    this.#share(live.index, entry?.item.title === undefined ? { url } : { url, title: entry.item.title });
+  }
+
+  /** The feed's own Share button: item `index` (its shareUrl, else its url). */
+  shareItem(index: number): void {
+    const item = this.#host.entry(index)?.item;
+    if (!item) return;
+    const url = item.shareUrl ?? item.url;
+    this.#share(index, item.title === undefined ? { url } : { url, title: item.title });
+  }
+
+  #share(index: number, data: FeedShareData): void {
+    const host = this.#host;
+    const { url } = data;
     const openSheet = (): void => {
       if (host.isDestroyed()) return;
       this.closeShareSheet();
       const sheetOptions = { container: host.viewport, url, onClose: () => this.closeShareSheet() };
       this.#shareSheet = new ShareSheet(data.title === undefined ? sheetOptions : { ...sheetOptions, title: data.title });
-      host.emit('share', { index: live.index, data, method: 'sheet' });
+      host.emit('share', { index, data, method: 'sheet' });
     };
     const share = host.share;
     if (!share) {
@@ -168,7 +182,7 @@ export class SheetActions {
     }
     // Not awaited: the system sheet settles when the user is done, long after the guest's call timeout.
     share(data).then(
-      () => host.emit('share', { index: live.index, data, method: 'web-share' }),
+      () => host.emit('share', { index, data, method: 'web-share' }),
       (error: unknown) => {
         // The user closed the system sheet: done. Refused (no user activation, unsupported data): our sheet.
         if (error instanceof DOMException && error.name === 'AbortError') return;
@@ -190,6 +204,13 @@ export class SheetActions {
     // From the sheet, "the current project" is the feed item's that presented it.
     const item = this.#host.entry(live.index === -1 ? this.#host.currentIndex() : live.index)?.item;
     this.#host.emit('createremix', { index: live.index, item, projectId: (id as string | undefined) ?? item?.projectId ?? null });
+  }
+
+  /** The feed's own Remix button: asks the host page to open the editor for item `index`. */
+  createRemixOf(index: number): void {
+    const item = this.#host.entry(index)?.item;
+    if (!item) return;
+    this.#host.emit('createremix', { index, item, projectId: item.projectId ?? null });
   }
 
   #assertFocused(live: LiveFrame, what: string): void {

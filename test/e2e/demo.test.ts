@@ -65,6 +65,7 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     await waitForEntry(page, 'greeting');
     const greeting = await templateFrame(page, '/templates/greeting/');
     await waitForPlaying(greeting, true);
+    await page.waitForTimeout(300); // the template's fade-in (120 ms), so the screenshot shows it, not the fade
     await screenshot(page, 'feed');
 
     const box = (await page.locator('platform-feed').boundingBox())!;

@@ -3,7 +3,7 @@
 // part of the card to open its control while remixing, and plays its sound
 // when the card comes into focus in the feed (or when the bell is pressed).
 import { InstantRemixing } from 'platform-kit/guest';
-import { mountFeedActions } from '../shared/feed-actions.js';
+import { joinFeed } from '../shared/feed.js';
 import { mountRemixControls } from '../shared/remix-controls.js';
 
 const remix = new InstantRemixing();
@@ -53,7 +53,7 @@ play.addEventListener('click', () => {
   if (!remixing()) ring();
 });
 
-const feed = mountFeedActions({
+const feed = joinFeed({
   onPlaybackStateChanged: (isPlaying) => {
     if (isPlaying) ring();
     else audio.pause();

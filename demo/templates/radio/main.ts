@@ -3,7 +3,7 @@
 // gesture: a touch on it calls requestCancelTouch(), so the feed stops
 // following that finger and does not swipe to the next template.
 import { InstantRemixing } from 'platform-kit/guest';
-import { mountFeedActions } from '../shared/feed-actions.js';
+import { joinFeed } from '../shared/feed.js';
 import { mountRemixControls } from '../shared/remix-controls.js';
 
 const remix = new InstantRemixing();
@@ -126,7 +126,7 @@ scrub.addEventListener('keydown', (event) => {
 
 remix.onValueChanged(render);
 const remixing = mountRemixControls(remix);
-const feed = mountFeedActions({
+const feed = joinFeed({
   onPlaybackStateChanged: (isPlaying) => {
     document.body.dataset['focus'] = String(isPlaying);
     if (isPlaying) play();

@@ -10,7 +10,7 @@
 //   (onPlaybackStateChanged) or in the editor (onSetRemixing), and it leaves
 //   the shard when it goes out of focus.
 import { InstantRemixing, Platform, isPlatformError, type ConnectedClient, type DispatchMessageMetadata, type EventPayload } from 'platform-kit/guest';
-import { mountFeedActions } from '../shared/feed-actions.js';
+import { joinFeed } from '../shared/feed.js';
 
 const remix = new InstantRemixing();
 const dispatch = Platform.dispatch;
@@ -392,7 +392,7 @@ for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
     if (document.body.classList.contains('remixing')) void remix.onPresentControl(element.dataset['path']!.split('.'));
   });
 }
-const feed = mountFeedActions({ onPlaybackStateChanged: (isPlaying) => void (isPlaying ? join() : leave()) });
+const feed = joinFeed({ onPlaybackStateChanged: (isPlaying) => void (isPlaying ? join() : leave()) });
 
 // No STUN server is needed between tabs of one machine (and none may be reachable).
 if (location.hostname === '127.0.0.1' || location.hostname === 'localhost') dispatch.configure({ iceServers: [] });

@@ -1,9 +1,11 @@
 // The vault: a template with a backend (backend.ts). "Open the vault" calls
 // the template's own route; the backend resolves the secret VCC with the
 // Keystore and signs a CDN URL for the treasure. The template never sees the
-// secret, only its length and digest, and the picture's URL expires.
-import { InstantRemixing } from 'platform-kit/guest';
-import { mountFeedActions } from '../shared/feed-actions.js';
+// secret, only its length and digest, and the picture's URL expires. In a
+// host that gives identity (the demo's feed), the request carries the
+// viewer's user token and the backend answers who opened it.
+import { InstantRemixing, Platform } from 'platform-kit/guest';
+import { joinFeed } from '../shared/feed.js';
 import { mountRemixControls } from '../shared/remix-controls.js';
 
 interface OpenAnswer {
@@ -11,6 +13,17 @@ interface OpenAnswer {
   readonly remix: boolean;
   readonly secret: { readonly length: number; readonly sha256: string };
   readonly media: { readonly url: string; readonly expiresAt: number };
+  /** The viewer's name, as the backend resolved the token; null without one. */
+  readonly viewer: string | null;
+}
+
+/** The viewer's user token from the host, or null where the host gives none (standalone, the editor). */
+async function userToken(): Promise<string | null> {
+  try {
+    return (await Platform.identity.getToken()).userToken;
+  } catch {
+    return null;
+  }
 }
 
 const remix = new InstantRemixing();
@@ -33,12 +46,15 @@ async function open(): Promise<void> {
   try {
     // A published remix passes its id on: the platform forwards the remix's values to the backend, signed.
     const remixId = new URLSearchParams(location.search).get('remix');
-    const response = await fetch(`./api/open${remixId ? `?remix=${encodeURIComponent(remixId)}` : ''}`, { cache: 'no-store' });
+    const token = await userToken();
+    const response = await fetch(`./api/open${remixId ? `?remix=${encodeURIComponent(remixId)}` : ''}`, { cache: 'no-store', headers: token ? { 'x-user-token': token } : {} });
     const body = (await response.json()) as OpenAnswer & { error?: { message?: string } };
     if (!response.ok) throw new Error(body.error?.message ?? `the backend answered ${response.status}`);
     $<HTMLImageElement>('.treasure').src = body.media.url;
     // The backend's own view of the values: a published remix's, forwarded by the platform.
     $<HTMLElement>('.opened').textContent = `${body.label}${body.remix ? ' (a remix: its values reached the backend)' : ''}`;
+    $<HTMLElement>('.viewer').textContent = body.viewer ? `opened by ${body.viewer}` : '';
+    $<HTMLElement>('.viewer').hidden = !body.viewer;
     $<HTMLElement>('.secret').textContent = `${body.secret.length} characters, sha256 ${body.secret.sha256}…`;
     $<HTMLElement>('.secret').dataset['sha256'] = body.secret.sha256;
     $<HTMLElement>('.url').textContent = body.media.url;
@@ -65,7 +81,7 @@ openButton.addEventListener('click', () => {
 });
 remix.onValueChanged(render);
 const remixing = mountRemixControls(remix);
-const feed = mountFeedActions();
+const feed = joinFeed();
 render();
 void remix.ready().then(render);
 void feed.load();
