@@ -20,7 +20,7 @@
  * export default { plugins: [platformKit()] };
  */
 import { dirname, resolve } from 'node:path';
-import type { Logger, Plugin, ResolvedConfig, ViteDevServer } from 'vite';
+import type { HtmlTagDescriptor, Logger, Plugin, ResolvedConfig, ViteDevServer } from 'vite';
 import {
   createCustomizationBuilder,
   fingerprintCustomizationFiles,
@@ -57,173 +57,187 @@ export interface PlatformKitPluginOptions {
 
 /** Creates the Platform Kit Vite plugin. */
 export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
-  let builder: CustomizationBuilder | undefined;
-  let logger: Logger | undefined;
-  let command: ResolvedConfig['command'] = 'serve';
-  let latest: Promise<CustomizationBuildResult | undefined> | undefined;
-  /** The problems last shown, so that buildStart of each environment does not show them again. */
-  let shownProblems = '';
-  /** The warnings last shown (unknown type names…), likewise. */
-  let shownWarnings = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let verifyTimer: ReturnType<typeof setTimeout> | undefined;
-  const stopTimers = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
-    if (verifyTimer !== undefined) clearTimeout(verifyTimer);
-    timer = verifyTimer = undefined;
+  const state = new CustomizationPluginState(options);
+  return {
+    name: 'platform-kit',
+    configResolved: (config) => state.configResolved(config),
+    buildStart: async () => void (await state.rebuild()),
+    configureServer: (server) => state.watch(server),
+    resolveId: (id) => (id === VIRTUAL_MODULE_ID ? RESOLVED_VIRTUAL_MODULE_ID : undefined),
+    async load(id) {
+      if (id !== RESOLVED_VIRTUAL_MODULE_ID) return undefined;
+      return state.virtualModule((file) => this.addWatchFile(file));
+    },
+    transformIndexHtml: {
+      order: 'pre',
+      handler: () => injectedTags(options),
+    },
+    closeBundle: () => state.stopTimers(),
   };
+}
 
-  const requireBuilder = (): CustomizationBuilder => {
-    if (!builder) throw new Error('platform-kit: the Vite plugin was used before Vite resolved its config');
-    return builder;
-  };
+/** The page's `<script type="module">import 'virtual:platform-kit/customization'</script>`, unless `inject: false`. */
+function injectedTags(options: PlatformKitPluginOptions): HtmlTagDescriptor[] {
+  if (options.inject === false) return [];
+  return [
+    {
+      tag: 'script',
+      attrs: { type: 'module' },
+      children: `import '${VIRTUAL_MODULE_ID}';`,
+      injectTo: 'head-prepend',
+    },
+  ];
+}
+
+/**
+ * What one plugin instance holds across Vite's hooks: the builder (once Vite
+ * resolved its config), the latest build, what was last logged, and the dev
+ * server's debounce and verify timers.
+ */
+class CustomizationPluginState {
+  #builder: CustomizationBuilder | undefined;
+  #logger: Logger | undefined;
+  #command: ResolvedConfig['command'] = 'serve';
+  #latest: Promise<CustomizationBuildResult | undefined> | undefined;
+  /** The problems last shown, so that buildStart of each environment does not show them again. */
+  #shownProblems = '';
+  /** The warnings last shown (unknown type names…), likewise. */
+  #shownWarnings = '';
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #verifyTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly options: PlatformKitPluginOptions) {}
+
+  /** `configResolved`: the logger, the command and the builder for the template root. */
+  configResolved(config: ResolvedConfig): void {
+    this.#logger = config.logger;
+    this.#command = config.command;
+    this.#builder = createCustomizationBuilder({
+      root: resolve(config.root, this.options.root ?? '.'),
+      ...(this.options.outDir === undefined ? {} : { outDir: this.options.outDir }),
+      ...(this.options.env === undefined ? {} : { env: this.options.env }),
+      ...(this.options.envTypes === undefined ? {} : { envTypes: this.options.envTypes }),
+    });
+  }
+
+  stopTimers(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
+    this.#timer = this.#verifyTimer = undefined;
+  }
+
+  #requireBuilder(): CustomizationBuilder {
+    if (!this.#builder) throw new Error('platform-kit: the Vite plugin was used before Vite resolved its config');
+    return this.#builder;
+  }
 
   /**
    * Builds and logs; never rejects, so a broken file or a failed write cannot
    * take the server down. `afterSave` shows the problems even when unchanged:
    * the author saved and looks at the log.
    */
-  const rebuild = (afterSave = false): Promise<CustomizationBuildResult | undefined> => {
-    latest = requireBuilder()
+  rebuild(afterSave = false): Promise<CustomizationBuildResult | undefined> {
+    this.#latest = this.#requireBuilder()
       .build()
       .then(
         (result) => {
-          logProblems(result, afterSave);
+          this.#logProblems(result, afterSave);
           return result;
         },
         (error: unknown) => {
-          logger?.error(`[platform-kit] could not build the customization: ${error instanceof Error ? error.message : String(error)}`, {
+          this.#logger?.error(`[platform-kit] could not build the customization: ${error instanceof Error ? error.message : String(error)}`, {
             timestamp: true,
           });
           return undefined;
         },
       );
-    return latest;
-  };
+    return this.#latest;
+  }
 
-  const logProblems = (result: CustomizationBuildResult, afterSave: boolean): void => {
+  #logProblems(result: CustomizationBuildResult, afterSave: boolean): void {
     const warnings = result.warnings.map(formatProblem).join('\n');
-    if (warnings !== '' && (afterSave || warnings !== shownWarnings)) logger?.warn(`[platform-kit] warnings in the customization files:\n${warnings}`, { timestamp: true });
-    shownWarnings = warnings;
+    if (warnings !== '' && (afterSave || warnings !== this.#shownWarnings)) this.#logger?.warn(`[platform-kit] warnings in the customization files:\n${warnings}`, { timestamp: true });
+    this.#shownWarnings = warnings;
     const text = result.problems.map(formatProblem).join('\n');
-    if (text !== '' && (afterSave || text !== shownProblems)) {
-      logger?.warn(`[platform-kit] problems in the customization files (the last good version of each is used):\n${text}`, {
+    if (text !== '' && (afterSave || text !== this.#shownProblems)) {
+      this.#logger?.warn(`[platform-kit] problems in the customization files (the last good version of each is used):\n${text}`, {
         timestamp: true,
       });
-    } else if (text === '' && shownProblems !== '') {
-      logger?.info('[platform-kit] every customization file is valid again', { timestamp: true });
+    } else if (text === '' && this.#shownProblems !== '') {
+      this.#logger?.info('[platform-kit] every customization file is valid again', { timestamp: true });
     }
-    shownProblems = text;
-  };
+    this.#shownProblems = text;
+  }
 
-  const currentModuleSource = async (): Promise<string | undefined> => (await (latest ?? rebuild()))?.moduleSource;
+  /** `load` of the virtual module: the built module, hot-accepting; `addWatchFile` is the plugin context's. */
+  async virtualModule(addWatchFile: (file: string) => void): Promise<string> {
+    const source = (await (this.#latest ?? this.rebuild()))?.moduleSource;
+    if (this.#command === 'build') {
+      // `vite build --watch` rebuilds when these change; in dev the server watcher above does the work.
+      for (const file of (await this.#latest)?.sourceFiles ?? []) addWatchFile(file);
+    }
+    // Without a build (the output could not be written) the template still loads, with no values.
+    if (source === undefined) return `// platform-kit: the customization could not be built; see the Vite log\nexport const customization = undefined;\n`;
+    // Only what Vite serves accepts hot updates: the file on disk stays plain ES2017 for other bundlers.
+    return source + VITE_HOT_ACCEPT;
+  }
 
-  const hotUpdate = async (server: ViteDevServer): Promise<void> => {
-    const before = latest ? (await latest)?.moduleSource : undefined;
-    const result = await rebuild(true);
+  /** `configureServer`: builds at once, then rebuilds and hot-updates when a customization file changes. */
+  watch(server: ViteDevServer): void {
+    const { customizationDir } = this.#requireBuilder();
+    // Write the generated files (and their types) as soon as the server exists, not only when a page asks.
+    this.#latest ??= this.rebuild();
+    // Vite watches its root already; the template root may lie outside it.
+    server.watcher.add(customizationDir);
+    const onFileEvent = (file: string): void => {
+      const absolute = resolve(file);
+      if (absolute === customizationDir || (dirname(absolute) === customizationDir && absolute.endsWith('.json'))) this.#scheduleUpdate(server, customizationDir);
+    };
+    for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) server.watcher.on(event, onFileEvent);
+    server.httpServer?.once('close', () => this.stopTimers());
+  }
+
+  #reportError(error: unknown): void {
+    this.#logger?.error(`[platform-kit] hot update failed: ${error instanceof Error ? error.message : String(error)}`, { timestamp: true });
+  }
+
+  #scheduleUpdate(server: ViteDevServer, customizationDir: string): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#hotUpdate(server).then(
+        () => this.#scheduleVerify(server, customizationDir),
+        (error: unknown) => this.#reportError(error),
+      );
+    }, DEFAULT_DEBOUNCE_MS);
+    this.#timer.unref();
+  }
+
+  /** File events can be lost (see VERIFY_DELAY_MS): look once more after each update. */
+  #scheduleVerify(server: ViteDevServer, customizationDir: string): void {
+    if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
+    this.#verifyTimer = setTimeout(() => {
+      this.#verifyTimer = undefined;
+      void (async () => {
+        const seen = (await this.#latest)?.fingerprints;
+        if (!seen || this.#timer !== undefined) return;
+        if (fingerprintsDiffer(seen, await fingerprintCustomizationFiles(customizationDir)) && this.#timer === undefined) this.#scheduleUpdate(server, customizationDir);
+      })().catch((error: unknown) => this.#reportError(error));
+    }, VERIFY_DELAY_MS);
+    this.#verifyTimer.unref();
+  }
+
+  /** Rebuilds and, when the module changed, reloads it in every environment that loaded it. */
+  async #hotUpdate(server: ViteDevServer): Promise<void> {
+    const before = this.#latest ? (await this.#latest)?.moduleSource : undefined;
+    const result = await this.rebuild(true);
     if (!result || result.moduleSource === before) return;
     for (const environment of Object.values(server.environments)) {
       const module = environment.moduleGraph.getModuleById(RESOLVED_VIRTUAL_MODULE_ID);
       // Not in this environment's graph: nothing imported it yet, so the next import loads fresh code.
       if (module) await environment.reloadModule(module);
     }
-  };
-
-  return {
-    name: 'platform-kit',
-
-    configResolved(config) {
-      logger = config.logger;
-      command = config.command;
-      builder = createCustomizationBuilder({
-        root: resolve(config.root, options.root ?? '.'),
-        ...(options.outDir === undefined ? {} : { outDir: options.outDir }),
-        ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.envTypes === undefined ? {} : { envTypes: options.envTypes }),
-      });
-    },
-
-    async buildStart() {
-      await rebuild();
-    },
-
-    configureServer(server) {
-      const { customizationDir } = requireBuilder();
-      // Write the generated files (and their types) as soon as the server exists, not only when a page asks.
-      latest ??= rebuild();
-      const isConfigFile = (file: string): boolean => {
-        const absolute = resolve(file);
-        return absolute === customizationDir || (dirname(absolute) === customizationDir && absolute.endsWith('.json'));
-      };
-      const reportError = (error: unknown): void => {
-        logger?.error(`[platform-kit] hot update failed: ${error instanceof Error ? error.message : String(error)}`, { timestamp: true });
-      };
-      const scheduleUpdate = (): void => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(() => {
-          timer = undefined;
-          hotUpdate(server).then(scheduleVerify, reportError);
-        }, DEFAULT_DEBOUNCE_MS);
-        timer.unref();
-      };
-      // File events can be lost (see VERIFY_DELAY_MS): look once more after each update.
-      const scheduleVerify = (): void => {
-        if (verifyTimer !== undefined) clearTimeout(verifyTimer);
-        verifyTimer = setTimeout(() => {
-          verifyTimer = undefined;
-          void (async () => {
-            const seen = (await latest)?.fingerprints;
-            if (!seen || timer !== undefined) return;
-            if (fingerprintsDiffer(seen, await fingerprintCustomizationFiles(customizationDir)) && timer === undefined) scheduleUpdate();
-          })().catch(reportError);
-        }, VERIFY_DELAY_MS);
-        verifyTimer.unref();
-      };
-      // Vite watches its root already; the template root may lie outside it.
-      server.watcher.add(customizationDir);
-      const onFileEvent = (file: string): void => {
-        if (isConfigFile(file)) scheduleUpdate();
-      };
-      for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) server.watcher.on(event, onFileEvent);
-      server.httpServer?.once('close', stopTimers);
-    },
-
-    resolveId(id) {
-      return id === VIRTUAL_MODULE_ID ? RESOLVED_VIRTUAL_MODULE_ID : undefined;
-    },
-
-    async load(id) {
-      if (id !== RESOLVED_VIRTUAL_MODULE_ID) return undefined;
-      const source = await currentModuleSource();
-      if (command === 'build') {
-        // `vite build --watch` rebuilds when these change; in dev the server watcher above does the work.
-        for (const file of (await latest)?.sourceFiles ?? []) this.addWatchFile(file);
-      }
-      // Without a build (the output could not be written) the template still loads, with no values.
-      if (source === undefined) return `// platform-kit: the customization could not be built; see the Vite log\nexport const customization = undefined;\n`;
-      // Only what Vite serves accepts hot updates: the file on disk stays plain ES2017 for other bundlers.
-      return source + VITE_HOT_ACCEPT;
-    },
-
-    transformIndexHtml: {
-      order: 'pre',
-      handler() {
-        if (options.inject === false) return [];
-        return [
-          {
-            tag: 'script',
-            attrs: { type: 'module' },
-            children: `import '${VIRTUAL_MODULE_ID}';`,
-            injectTo: 'head-prepend',
-          },
-        ];
-      },
-    },
-
-    closeBundle() {
-      stopTimers();
-    },
-  };
+  }
 }
 
 export default platformKit;

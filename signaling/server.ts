@@ -42,7 +42,8 @@ import type { SignalingServer, SignalingServerOptions } from './server-options.j
 import { resolveSettings } from './server-settings.js';
 import { deriveKey } from './services/http.js';
 import { createRedisSecretStore } from './services/redis-secret-store.js';
-import { createServicesRouter, openServerKey } from './services/router.js';
+import { createServicesRouter } from './services/router.js';
+import { openServerKey } from './services/server-key.js';
 import type { SecretStore } from './services/secret-store.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';

@@ -683,3 +683,61 @@ export function wsFrame(opcode: number, payload: Buffer, options: { mask?: boole
   for (let i = 0; i < masked.length; i++) masked[i]! ^= key[i % 4]!;
   return Buffer.concat([header, key, masked]);
 }
+
+/** What a raw socket saw of the server's closing: the close frame's code (null if none came) and how long the TCP connection lasted after it. */
+export interface UnansweredClose {
+  readonly code: number | null;
+  /** Ms from the close frame to the end of the TCP connection; null when it was still open at the timeout. */
+  readonly endedAfterMs: number | null;
+}
+
+/**
+ * Reads the server's frames on a raw upgraded socket (from `raw.rest` on), never answering a
+ * close frame (a client that ignores the closing handshake): resolves once the connection
+ * ends or `timeoutMs` pass. Server frames are unmasked; only their opcodes and the close code
+ * are looked at.
+ */
+export function watchUnansweredClose(raw: RawUpgrade, timeoutMs: number): Promise<UnansweredClose> {
+  return new Promise((resolve) => {
+    let pending = raw.rest;
+    let code: number | null = null;
+    let closeFrameAt = 0;
+    const scan = (): void => {
+      for (;;) {
+        if (pending.length < 2) return;
+        const opcode = pending[0]! & 0x0f;
+        let length = pending[1]! & 0x7f;
+        let offset = 2;
+        if (length === 126) {
+          if (pending.length < 4) return;
+          length = pending.readUInt16BE(2);
+          offset = 4;
+        } else if (length === 127) {
+          if (pending.length < 10) return;
+          length = Number(pending.readBigUInt64BE(2));
+          offset = 10;
+        }
+        if (pending.length < offset + length) return;
+        if (opcode === 0x8 && code === null) {
+          code = length >= 2 ? pending.readUInt16BE(offset) : 1005;
+          closeFrameAt = Date.now();
+        }
+        pending = pending.subarray(offset + length);
+      }
+    };
+    const finish = (ended: boolean): void => {
+      clearTimeout(timer);
+      raw.socket.off('data', onData);
+      resolve({ code, endedAfterMs: ended && code !== null ? Date.now() - closeFrameAt : null });
+    };
+    const onData = (chunk: Buffer): void => {
+      pending = Buffer.concat([pending, chunk]);
+      scan();
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    scan();
+    if (raw.socket.destroyed) return finish(true);
+    raw.socket.on('data', onData);
+    raw.socket.once('close', () => finish(true));
+  });
+}

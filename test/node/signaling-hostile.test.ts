@@ -6,9 +6,10 @@
 // capacity) run on an in-process server: nothing there can crash.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import type { RawData } from 'ws';
-import { encodeHandshakeJoin, SIGNALING_VERSION, type JoinMessage } from '../../protocol/signaling.js';
-import type { SignalingServer } from '../../signaling/index.js';
+import { CONTROL_PATH, encodeHandshakeJoin, PEERJS_KEY, PEERJS_PATH, SIGNALING_VERSION, type JoinMessage } from '../../protocol/signaling.js';
+import type { SignalingServer, SignalingServerOptions } from '../../signaling/index.js';
 import {
   assertAlive,
   Cleanup,
@@ -24,8 +25,12 @@ import {
   MB,
   openPeer,
   RssWatch,
+  rawUpgrade,
   ServerProcess,
+  watchUnansweredClose,
+  wsFrame,
   type Member,
+  type UnansweredClose,
   type Wire,
 } from './hostile-support.js';
 import { RedisProcess, SHARED_KEY, skipRedis } from './redis-support.js';
@@ -44,6 +49,10 @@ const emitText = (seq: number, payloadJson: string, to?: readonly string[]): str
 
 /** What a refused or surviving socket looks like, for messages. */
 const describeClose = (closed: { code: number; reason: string } | null): string => (closed ? `closed ${closed.code} "${closed.reason}"` : 'stayed open');
+
+/** How long a connection lasted after a close frame it never answered, for messages. */
+const describeEnd = (close: UnansweredClose): string =>
+  close.code === null ? 'got no close frame' : close.endedAfterMs === null ? `was still open 3 s after its close frame (${close.code})` : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
 
 /** A close that ends a socket refused too often: 4029 RATE_LIMITED…, or terminated (1006). */
 function isFloodClose(closed: { code: number; reason: string } | null): boolean {
@@ -264,6 +273,23 @@ describe('hostile input: floods from clients that never read (server in a child 
 
 // ─── limits (in-process server) ────────────────────────────────────────────
 
+/** An OFFER to `dst` of about `bytes` characters, numbered `n`. */
+function offerText(dst: string, bytes: number, n = 0): string {
+  const head = `{"type":"OFFER","dst":${JSON.stringify(dst)},"payload":{"n":${n},"sdp":"`;
+  return head + 'x'.repeat(Math.max(0, bytes - head.length - 3)) + '"}}';
+}
+
+/** Opens the target's peer socket on the server at `url` and collects the OFFERs that were queued for it. */
+async function drainOffers(cleanup: Cleanup, url: string, target: Member): Promise<Frame[]> {
+  const wire = cleanup.wire(await openPeer(url, target));
+  await sleep(300);
+  return wire.frames.filter((f) => f.type === 'OFFER');
+}
+
+/** Characters of the frames, as their sender's queue counted them (near enough: the forwarded text). */
+const frameChars = (frames: readonly Frame[]): number => frames.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
+
+
 /** Resolves once `count` sockets joined or were refused; the answers in order. */
 async function joinMany(server: SignalingServer, cleanup: Cleanup, names: readonly string[], address: string): Promise<Frame[]> {
   const answers: Frame[] = [];
@@ -274,18 +300,37 @@ async function joinMany(server: SignalingServer, cleanup: Cleanup, names: readon
   return answers;
 }
 
-describe('hostile input: refusals, depth and peer limits', () => {
-  let server: SignalingServer;
+/**
+ * One in-process server for the tests of a describe block: started before them, closed after
+ * them with whatever they opened (`cleanup`). `server` throws when read outside a test.
+ */
+function serverForSuite(options: Partial<SignalingServerOptions> = {}): { readonly cleanup: Cleanup; readonly server: SignalingServer; readonly url: string } {
   const cleanup = new Cleanup();
-  before(async () => (server = await startServer()));
+  let server: SignalingServer | undefined;
+  before(async () => (server = await startServer(options)));
   after(async () => {
     await cleanup.run();
-    await server.close();
+    await server?.close();
   });
+  return {
+    cleanup,
+    get server(): SignalingServer {
+      if (!server) throw new Error('the suite server is read before its before hook ran');
+      return server;
+    },
+    get url(): string {
+      return this.server.url;
+    },
+  };
+}
+
+describe('hostile input: refusals, depth and peer limits', () => {
+  const suite = serverForSuite();
+  const cleanup = suite.cleanup;
 
   it('a client refused more than maxRefusals (30) times in a burst is closed 4029 RATE_LIMITED; one refused 20 times stays', async () => {
-    const noisy = cleanup.member(await joinMember(server.url, 'refusals'));
-    const calm = cleanup.member(await joinMember(server.url, 'refusals'));
+    const noisy = cleanup.member(await joinMember(suite.url, 'refusals'));
+    const calm = cleanup.member(await joinMember(suite.url, 'refusals'));
     for (let i = 0; i < 20; i++) calm.control.send('{"type":"no-such-type"}');
     for (let i = 0; i < 60; i++) noisy.control.send('{"type":"no-such-type"}');
     const closed = await noisy.control.closeWithin(3_000);
@@ -297,8 +342,8 @@ describe('hostile input: refusals, depth and peer limits', () => {
   });
 
   it('control frames deeper than maxJsonDepth (64) are refused INVALID_MESSAGE and the socket stays open; 32 deep are relayed', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'depth'));
-    const b = cleanup.member(await joinMember(server.url, 'depth'));
+    const a = cleanup.member(await joinMember(suite.url, 'depth'));
+    const b = cleanup.member(await joinMember(suite.url, 'depth'));
     const refused = a.control.next((f) => f.type === 'error', 3_000);
     a.control.send(emitText(1, deepPayload(100)));
     assert.equal(errorCode(await refused), 'INVALID_MESSAGE');
@@ -317,16 +362,16 @@ describe('hostile input: refusals, depth and peer limits', () => {
     const join: JoinMessage = { type: 'join', v: SIGNALING_VERSION, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'depth-handshake', userInfo: JSON.parse(deepPayload(100)) as NonNullable<JoinMessage['userInfo']> };
     const protocols = encodeHandshakeJoin(join);
     assert.ok(protocols, 'fits in the handshake');
-    const wire = cleanup.wire(controlWire(server.url, { protocols }));
+    const wire = cleanup.wire(controlWire(suite.url, { protocols }));
     const answer = await wire.next((f) => f['id'] === 1 || f.type === 'error', 3_000);
     assert.equal(errorCode(answer), 'INVALID_MESSAGE', JSON.stringify(answer).slice(0, 300));
   });
 
   it('a /peerjs frame deeper than maxJsonDepth is dropped silently; the socket stays open', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'depth-peer'));
-    const b = cleanup.member(await joinMember(server.url, 'depth-peer'));
-    const peerA = cleanup.wire(await openPeer(server.url, a));
-    const peerB = cleanup.wire(await openPeer(server.url, b));
+    const a = cleanup.member(await joinMember(suite.url, 'depth-peer'));
+    const b = cleanup.member(await joinMember(suite.url, 'depth-peer'));
+    const peerA = cleanup.wire(await openPeer(suite.url, a));
+    const peerB = cleanup.wire(await openPeer(suite.url, b));
     peerA.send(`{"type":"OFFER","dst":${JSON.stringify(b.peer.id)},"payload":${deepPayload(100)}}`);
     peerA.send(JSON.stringify({ type: 'OFFER', dst: b.peer.id, payload: { n: 2 } }));
     const first = await peerB.next((f) => f.type === 'OFFER', 3_000);
@@ -335,19 +380,19 @@ describe('hostile input: refusals, depth and peer limits', () => {
   });
 
   it('an HTTP body deeper than maxJsonDepth is refused with 400, even with valid credentials and fields', async () => {
-    const { token } = await server.issueUserToken(PROJECT, 'alice');
+    const { token } = await suite.server.issueUserToken(PROJECT, 'alice');
     const headers = { 'x-platform-project-id': PROJECT, authorization: `Bearer ${TOKEN}` };
-    const shallow = await httpPost(server.url, '/services/identity/verify', JSON.stringify({ token }), headers);
+    const shallow = await httpPost(suite.url, '/services/identity/verify', JSON.stringify({ token }), headers);
     assert.ok('status' in shallow && shallow.status === 200, JSON.stringify(shallow));
-    const deep = await httpPost(server.url, '/services/identity/verify', `{"token":${JSON.stringify(token)},"x":${deepArray(100)}}`, headers);
+    const deep = await httpPost(suite.url, '/services/identity/verify', `{"token":${JSON.stringify(token)},"x":${deepArray(100)}}`, headers);
     assert.ok('status' in deep && deep.status === 400, `a 100-deep body: ${JSON.stringify(deep).slice(0, 300)}`);
   });
 
   it('a /peerjs socket over maxPeerMessagesPerSecond (200, burst 400) has frames dropped and is closed 4029', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'peer-rate'));
-    const b = cleanup.member(await joinMember(server.url, 'peer-rate'));
-    const peerA = cleanup.wire(await openPeer(server.url, a));
-    const peerB = cleanup.wire(await openPeer(server.url, b, { record: false }));
+    const a = cleanup.member(await joinMember(suite.url, 'peer-rate'));
+    const b = cleanup.member(await joinMember(suite.url, 'peer-rate'));
+    const peerA = cleanup.wire(await openPeer(suite.url, a));
+    const peerB = cleanup.wire(await openPeer(suite.url, b, { record: false }));
     const candidate = JSON.stringify({ type: 'CANDIDATE', dst: b.peer.id, payload: { candidate: 'c' } });
     const start = Date.now();
     for (let i = 0; i < 1_500; i++) peerA.send(candidate);
@@ -358,35 +403,44 @@ describe('hostile input: refusals, depth and peer limits', () => {
     assert.ok(candidates <= 400 + 200 * elapsedS + 20, `b received ${candidates} of 1,500 CANDIDATEs in ${elapsedS.toFixed(1)} s`);
     assert.ok(closed !== null && closed.code === 4029 && closed.reason.startsWith('RATE_LIMITED'), `the flooding peer ${describeClose(closed)}`);
   });
+
+  it('a /peerjs frame costs a token plus one per KiB: of 60 OFFERs of 30 KiB few pass and the socket is closed 4029, while 60 small ones all pass', async () => {
+    const big = cleanup.member(await joinMember(suite.url, 'peer-bytes'));
+    const small = cleanup.member(await joinMember(suite.url, 'peer-bytes'));
+    const target = cleanup.member(await joinMember(suite.url, 'peer-bytes'));
+    const peerBig = cleanup.wire(await openPeer(suite.url, big));
+    const peerSmall = cleanup.wire(await openPeer(suite.url, small));
+    const peerTarget = cleanup.wire(await openPeer(suite.url, target));
+    const start = Date.now();
+    for (let i = 0; i < 60; i++) {
+      peerSmall.send(offerText(target.peer.id, 200, i));
+      peerBig.send(offerText(target.peer.id, 30 * 1024, i));
+    }
+    const closedBig = await peerBig.closeWithin(2_000);
+    await sleep(200);
+    const elapsedS = (Date.now() - start) / 1000;
+    const heardFrom = (peer: { id: string }): number => peerTarget.frames.filter((f) => f.type === 'OFFER' && f['src'] === peer.id).length;
+    // 30 KiB costs 31 tokens of a burst of 400 refilled at 200/s; one per frame would let all 60 through.
+    const allowed = Math.floor((400 + 200 * elapsedS) / 31) + 1;
+    assert.ok(heardFrom(big.peer) <= allowed, `the target heard ${heardFrom(big.peer)} of 60 OFFERs of 30 KiB in ${elapsedS.toFixed(1)} s (at most ${allowed} by bytes)`);
+    assert.ok(closedBig !== null && closedBig.code === 4029 && closedBig.reason.startsWith('RATE_LIMITED'), `the sender of large OFFERs ${describeClose(closedBig)}`);
+    assert.equal(heardFrom(small.peer), 60, 'every small OFFER went through');
+    assert.ok(peerSmall.isOpen, 'the sender of small OFFERs stays connected');
+  });
 });
 
 describe('hostile input: queued peer messages (in-process server)', () => {
-  let server: SignalingServer;
-  const cleanup = new Cleanup();
-  before(async () => (server = await startServer()));
-  after(async () => {
-    await cleanup.run();
-    await server.close();
-  });
+  const suite = serverForSuite();
+  const cleanup = suite.cleanup;
 
-  /** An OFFER from the sender to `dst` of about `bytes` bytes. */
-  const offer = (dst: string, bytes: number, n = 0): string => {
-    const head = `{"type":"OFFER","dst":${JSON.stringify(dst)},"payload":{"n":${n},"sdp":"`;
-    return head + 'x'.repeat(Math.max(0, bytes - head.length - 3)) + '"}}';
-  };
+  const offer = offerText;
   const expireFor = (dst: string) => (f: Frame) => f.type === 'EXPIRE' && f['src'] === dst;
-
-  /** Opens the target's peer socket and collects what was queued for it. */
-  async function drain(target: Member): Promise<Frame[]> {
-    const wire = cleanup.wire(await openPeer(server.url, target));
-    await sleep(300);
-    return wire.frames.filter((f) => f.type === 'OFFER');
-  }
+  const drain = (target: Member): Promise<Frame[]> => drainOffers(cleanup, suite.url, target);
 
   it('at most 64 messages wait for one peer; the 65th is dropped and its sender hears EXPIRE at once', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'q-count'));
-    const target = cleanup.member(await joinMember(server.url, 'q-count'));
-    const peerA = cleanup.wire(await openPeer(server.url, a));
+    const a = cleanup.member(await joinMember(suite.url, 'q-count'));
+    const target = cleanup.member(await joinMember(suite.url, 'q-count'));
+    const peerA = cleanup.wire(await openPeer(suite.url, a));
     for (let i = 0; i < 70; i++) peerA.send(offer(target.peer.id, 100, i));
     const expire = await peerA.maybeNext(expireFor(target.peer.id), 1_500);
     assert.ok(expire, 'the sender heard EXPIRE for the target within 1.5 s (not after the 5 s expiry)');
@@ -395,20 +449,20 @@ describe('hostile input: queued peer messages (in-process server)', () => {
   });
 
   it('at most 128 KiB wait for one peer', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'q-bytes'));
-    const target = cleanup.member(await joinMember(server.url, 'q-bytes'));
-    const peerA = cleanup.wire(await openPeer(server.url, a));
+    const a = cleanup.member(await joinMember(suite.url, 'q-bytes'));
+    const target = cleanup.member(await joinMember(suite.url, 'q-bytes'));
+    const peerA = cleanup.wire(await openPeer(suite.url, a));
     for (let i = 0; i < 4; i++) peerA.send(offer(target.peer.id, 60_000, i));
     assert.ok(await peerA.maybeNext(expireFor(target.peer.id), 1_500), 'the sender heard EXPIRE');
     const delivered = await drain(target);
-    const bytes = delivered.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
+    const bytes = frameChars(delivered);
     assert.ok(bytes <= 128 * 1024 && delivered.length >= 1, `${delivered.length} OFFERs, ${bytes} bytes delivered`);
   });
 
   it('at most 256 KiB wait from one sender across peers', async () => {
-    const a = cleanup.member(await joinMember(server.url, 'q-sender'));
-    const targets = await inBatches(6, 6, async () => cleanup.member(await joinMember(server.url, 'q-sender')));
-    const peerA = cleanup.wire(await openPeer(server.url, a));
+    const a = cleanup.member(await joinMember(suite.url, 'q-sender'));
+    const targets = await inBatches(6, 6, async () => cleanup.member(await joinMember(suite.url, 'q-sender')));
+    const peerA = cleanup.wire(await openPeer(suite.url, a));
     for (const [i, target] of targets.entries()) peerA.send(offer(target.peer.id, 60_000, i));
     const expired = await peerA.maybeNext((f) => f.type === 'EXPIRE', 1_500);
     assert.ok(expired, 'the sender heard EXPIRE once over 256 KiB');
@@ -418,17 +472,115 @@ describe('hostile input: queued peer messages (in-process server)', () => {
   });
 
   it('at most 1 MiB waits in one shard', async () => {
-    const senders = await inBatches(6, 6, async () => cleanup.member(await joinMember(server.url, 'q-shard')));
-    const targets = await inBatches(24, 12, async () => cleanup.member(await joinMember(server.url, 'q-shard')));
-    const peers = await Promise.all(senders.map((sender) => openPeer(server.url, sender)));
+    const senders = await inBatches(6, 6, async () => cleanup.member(await joinMember(suite.url, 'q-shard')));
+    const targets = await inBatches(24, 12, async () => cleanup.member(await joinMember(suite.url, 'q-shard')));
+    const peers = await Promise.all(senders.map((sender) => openPeer(suite.url, sender)));
     for (const wire of peers) cleanup.wire(wire);
     // Each sender: 4 OFFERs of 60 KB to 4 peers of its own (within 128 KiB per peer and 256 KiB per sender); 1.44 MB in all.
     for (const [s, wire] of peers.entries()) for (let t = 0; t < 4; t++) wire.send(offer(targets[s * 4 + t]!.peer.id, 60_000, t));
     await sleep(500);
     const expired = peers.reduce((sum, wire) => sum + wire.frames.filter((f) => f.type === 'EXPIRE').length, 0);
     const delivered = (await Promise.all(targets.map(drain))).flat();
-    const bytes = delivered.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
+    const bytes = frameChars(delivered);
     assert.ok(bytes <= 1024 * 1024 && expired > 0, `${bytes} bytes delivered to the shard's absent peers; ${expired} EXPIRE heard`);
+  });
+});
+
+describe('hostile input: peer messages across nodes (two in-process nodes on a real Redis)', { skip: skipRedis }, () => {
+  const cleanup = new Cleanup();
+  /** The nodes' PeerJS rate (twice the default): a burst of 800 tokens, room for a dozen 46 KiB OFFERs. */
+  const PEER_RATE = 400;
+  let redis: RedisProcess | undefined;
+  let nodeA: SignalingServer;
+  let nodeB: SignalingServer;
+  before(async () => {
+    redis = await RedisProcess.start();
+    const node = (nodeId: string): Promise<SignalingServer> => startServer({ redis: redis!.url, nodeId, secretKey: SHARED_KEY, limits: { maxPeerMessagesPerSecond: PEER_RATE } });
+    nodeA = await node('hostile-a');
+    cleanup.defer(() => nodeA.close());
+    nodeB = await node('hostile-b');
+    cleanup.defer(() => nodeB.close());
+  });
+  after(async () => {
+    await cleanup.run();
+    await redis?.stop();
+  });
+
+  it('OFFERs of 30 KiB to a peer id no node holds are bounded by bytes: few reach Redis and the sender is closed 4029', async () => {
+    const unknown = `no-such-peer-${Date.now().toString(36)}`;
+    const listener = new Redis(redis!.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    cleanup.defer(() => listener.disconnect());
+    let published = 0;
+    listener.on('pmessage', (_pattern: string, _channel: string, message: string) => {
+      if (message.includes(unknown)) published++;
+    });
+    await listener.connect();
+    await listener.psubscribe('*');
+    const a = cleanup.member(await joinMember(nodeA.url, 'unknown-dst'));
+    const peerA = cleanup.wire(await openPeer(nodeA.url, a));
+    const frame = offerText(unknown, 30 * 1024);
+    const { sent, ms } = await floodFor(peerA, () => frame, { ms: 1_500, maxFrames: 300, highWaterBytes: 4 * MB });
+    const closed = await peerA.closeWithin(2_000);
+    await sleep(300);
+    // 31 tokens a frame: the burst (800) and 1.5 s of refill pass a few dozen; one per frame would pass all 300.
+    const allowed = Math.floor((2 * PEER_RATE + PEER_RATE * (ms / 1000 + 0.5)) / 31) + 1;
+    assert.ok(published <= allowed, `${published} of ${sent} OFFERs of 30 KiB to an unknown peer id were published on Redis (at most ${allowed} by bytes)`);
+    assert.ok(closed !== null && closed.code === 4029 && closed.reason.startsWith('RATE_LIMITED'), `the sender ${describeClose(closed)}`);
+  });
+
+  it('at most 256 KiB wait from one sender across peers on each node: on its own node the sender hears EXPIRE beyond it; on another node the rest is dropped', async () => {
+    const shardName = 'q-sender-nodes';
+    const sender = cleanup.member(await joinMember(nodeA.url, shardName));
+    const local = await inBatches(6, 6, async () => cleanup.member(await joinMember(nodeA.url, shardName)));
+    const remote = await inBatches(6, 6, async () => cleanup.member(await joinMember(nodeB.url, shardName)));
+    const peer = cleanup.wire(await openPeer(nodeA.url, sender));
+    // 6 x 46 KiB to peers of each node whose sockets are not open: 276 KiB, over the 256 KiB a sender may have waiting.
+    for (const [i, target] of [...local, ...remote].entries()) peer.send(offerText(target.peer.id, 46 * 1024, i));
+    const localIds = new Set(local.map((target) => target.peer.id));
+    const expired = await peer.maybeNext((f) => f.type === 'EXPIRE' && localIds.has(f['src'] as string), 1_500);
+    assert.ok(expired, 'the sender heard EXPIRE for a peer of its own node');
+    const onA = frameChars((await Promise.all(local.map((target) => drainOffers(cleanup, nodeA.url, target)))).flat());
+    const onB = frameChars((await Promise.all(remote.map((target) => drainOffers(cleanup, nodeB.url, target)))).flat());
+    assert.ok(onA <= 256 * 1024 && onA > 0, `${onA} characters from one sender waited on its own node`);
+    assert.ok(onB <= 256 * 1024 && onB > 0, `${onB} characters from one sender on another node waited on node B`);
+  });
+});
+
+describe('hostile input: sockets that never join or never close (in-process server)', () => {
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  it('maxUnjoinedSocketsPerAddress: the next upgrade from an address holding that many unjoined control sockets is answered HTTP 429; a join frees a place; other addresses are unaffected', async () => {
+    const server = await startServer({ limits: { maxUnjoinedSocketsPerAddress: 4 } });
+    cleanup.defer(() => server.close());
+    const from = (address: string): Wire => cleanup.wire(controlWire(server.url, { clientOptions: { localAddress: address } }));
+    const idle = Array.from({ length: 4 }, () => from('127.0.0.41'));
+    await Promise.all(idle.map((wire) => wire.opened));
+    await assert.rejects(from('127.0.0.41').opened, /HTTP 429/, 'the fifth unjoined socket from one address');
+    assert.equal(server.metrics().upgradesRefused, 1);
+    await from('127.0.0.42').opened;
+    assert.equal((await idle[0]!.join({ shardName: 'unjoined' })).type, 'joined');
+    await from('127.0.0.41').opened;
+  });
+
+  it('a socket the server closes (4029 on /dispatch, ID-TAKEN on /peerjs) whose client never answers the close frame is terminated within about a second, not 30 s', async () => {
+    const server = await startServer();
+    cleanup.defer(() => server.close());
+    const control = await rawUpgrade(server.url, CONTROL_PATH);
+    cleanup.defer(() => control.socket.destroy());
+    const peer = await rawUpgrade(server.url, `${PEERJS_PATH}peerjs?key=${PEERJS_KEY}&id=made-up&token=made-up&version=1.5.5`);
+    cleanup.defer(() => peer.socket.destroy());
+    assert.match(control.status, / 101 /);
+    assert.match(peer.status, / 101 /);
+    const controlEnd = watchUnansweredClose(control, 3_000);
+    const peerEnd = watchUnansweredClose(peer, 3_000);
+    // 60 unknown frames: past the 30 refusals, the server closes with 4029.
+    for (let i = 0; i < 60; i++) control.socket.write(wsFrame(1, Buffer.from('{"type":"no-such-type"}')));
+    const [controlClose, peerClose] = await Promise.all([controlEnd, peerEnd]);
+    assert.equal(controlClose.code, 4029, 'the control socket got a 4029 close frame');
+    assert.ok(controlClose.endedAfterMs !== null && controlClose.endedAfterMs < 2_000, `the control socket ${describeEnd(controlClose)}`);
+    assert.equal(peerClose.code, 1000, 'the refused peer socket got a close frame');
+    assert.ok(peerClose.endedAfterMs !== null && peerClose.endedAfterMs < 2_000, `the refused peer socket ${describeEnd(peerClose)}`);
   });
 });
 

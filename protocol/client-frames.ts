@@ -1,0 +1,118 @@
+/**
+ * Client → server frames on the control socket: their types
+ * ({@link ClientMessage}) and their guard, {@link parseClientMessage}.
+ */
+import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
+import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
+import type { EventPayload } from './signaling-members.js';
+
+/** First frame: join (or resume). */
+export interface JoinMessage {
+  readonly type: 'join';
+  readonly v: number;
+  readonly id: number;
+  readonly projectId: string;
+  /** Backend clients only; never in a URL. */
+  readonly projectToken?: string;
+  readonly kind: 'browser' | 'backend';
+  readonly shardName?: string;
+  readonly maxConnectionsPerShard?: number;
+  readonly authorization?: string;
+  readonly userInfo?: EventPayload;
+  readonly resume?: { readonly clientId: string; readonly resumeToken: string };
+}
+/** Identify with a user token. */
+export interface IdentifyMessage {
+  readonly type: 'identify';
+  readonly id: number;
+  readonly token: string;
+}
+/** Replace this client's user info. */
+export interface UserInfoMessage {
+  readonly type: 'userInfo';
+  readonly id: number;
+  readonly userInfo: EventPayload;
+}
+/**
+ * Relay an event. `seq` counts this client's events (1, 2, …) and lets the
+ * server and receivers drop duplicates; `ts` is the send time on the synced
+ * clock; `to` names client ids or user ids (absent: every other member).
+ */
+export interface EmitMessage {
+  readonly type: 'emit';
+  readonly seq: number;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+  readonly to?: readonly string[];
+  /**
+   * True on an event that first went over a data channel which died before
+   * the receiver acknowledged it ({@link PeerAckFrame}), now sent again by the
+   * relay to that receiver (`to` is then required). The server relays it
+   * although its `seq` is not above the last it relayed for this client (the
+   * event went by the mesh, not through the server); receivers drop it when
+   * they had it already.
+   */
+  readonly re?: true;
+}
+/** Ask for the project's active shards. */
+export interface InfoRequest {
+  readonly type: 'info';
+  readonly id: number;
+}
+/** Clock sync and heartbeat; `c` is the client's local clock at send. */
+export interface PingMessage {
+  readonly type: 'ping';
+  readonly id: number;
+  readonly c: number;
+}
+/** Leave for good (no grace period). */
+export interface LeaveMessage {
+  readonly type: 'leave';
+  readonly id: number;
+}
+
+/** Everything a client may send. */
+export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage;
+
+function isRecipients(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
+}
+
+/** Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}. */
+export function parseClientMessage(value: unknown): ClientMessage | null {
+  if (!isObject(value)) return null;
+  switch (value['type']) {
+    case 'emit': {
+      const { seq, name, payload, ts, to } = value;
+      if (!isCount(seq) || seq === 0 || !isEventName(name) || !isPayload(payload) || !isTime(ts)) return null;
+      if (to !== undefined && !isRecipients(to)) return null;
+      // A resend names its receiver: it never goes to every member again.
+      if (value['re'] !== undefined && (value['re'] !== true || to === undefined)) return null;
+      return value as unknown as EmitMessage;
+    }
+    case 'ping':
+      return isCount(value['id']) && isTime(value['c']) ? (value as unknown as PingMessage) : null;
+    case 'join': {
+      const { v, id, projectId, projectToken, kind, shardName, maxConnectionsPerShard, authorization, userInfo, resume } = value;
+      if (!isCount(v) || !isCount(id) || typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) return null;
+      if (kind !== 'browser' && kind !== 'backend') return null;
+      if (projectToken !== undefined && !isId(projectToken, 1024)) return null;
+      if (shardName !== undefined && typeof shardName !== 'string') return null;
+      if (maxConnectionsPerShard !== undefined && !isCount(maxConnectionsPerShard)) return null;
+      if (authorization !== undefined && !isId(authorization, 8192)) return null;
+      if (userInfo !== undefined && !isPayload(userInfo)) return null;
+      if (resume !== undefined && !(isObject(resume) && isId(resume['clientId']) && isId(resume['resumeToken'], 512))) return null;
+      return value as unknown as JoinMessage;
+    }
+    case 'identify':
+      return isCount(value['id']) && isId(value['token'], 8192) ? (value as unknown as IdentifyMessage) : null;
+    case 'userInfo':
+      return isCount(value['id']) && isPayload(value['userInfo']) ? (value as unknown as UserInfoMessage) : null;
+    case 'info':
+    case 'leave':
+      return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage) : null;
+    default:
+      return null;
+  }
+}

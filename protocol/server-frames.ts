@@ -1,0 +1,168 @@
+/**
+ * Server → client frames on the control socket: their types
+ * ({@link ServerMessage}) and their guard, {@link parseServerMessage}.
+ */
+import { isErrorCode, type SerializedError } from './errors.js';
+import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
+import { isShardName, type WireLimits } from './signaling-constants.js';
+import type { EventPayload, MemberWire, ShardInfo } from './signaling-members.js';
+
+/** Answer to `join`. */
+export interface JoinedMessage {
+  readonly type: 'joined';
+  readonly id: number;
+  readonly clientId: string;
+  readonly shardName: string;
+  readonly resumeToken: string;
+  /** True when an earlier client id and place were kept. */
+  readonly resumed: boolean;
+  /** Highest event `seq` the server has from this client (0 when it knows none): resend only later ones. */
+  readonly lastSeq: number;
+  /** This client's peer id and the token that binds it (browser clients). */
+  readonly peer: { readonly id: string; readonly token: string } | null;
+  readonly members: readonly MemberWire[];
+  readonly limits: WireLimits;
+  /** The verified user id when `authorization` was valid. */
+  readonly userId: string | null;
+  /** Why `authorization` was refused; the client is connected anyway, unidentified. */
+  readonly identifyError: SerializedError | null;
+  /** Server clock at send. */
+  readonly s: number;
+}
+/** A plain success answer. */
+export interface OkMessage {
+  readonly type: 'ok';
+  readonly id: number;
+  readonly userId?: string | null;
+}
+/** An error answer: to a request (`id`), to an event (`seq`), or about the connection. */
+export interface ErrorMessage {
+  readonly type: 'error';
+  readonly id?: number;
+  readonly seq?: number;
+  readonly error: SerializedError;
+}
+/** A relayed event. `from` and `userId` are set by the server, never by the sender. */
+export interface EventMessage {
+  readonly type: 'event';
+  readonly from: string;
+  readonly userId: string | null;
+  readonly seq: number;
+  readonly name: string;
+  readonly payload: EventPayload;
+  readonly ts: number;
+}
+/** One presence change in the shard. */
+export type PresenceChange =
+  | { readonly type: 'presence'; readonly op: 'add' | 'update'; readonly member: MemberWire }
+  | { readonly type: 'presence'; readonly op: 'remove'; readonly clientId: string };
+/**
+ * Presence: one change, or (v2) several changes of one turn of the server's
+ * event loop, to apply in order; the client notifies its listeners once,
+ * with the list after the last one.
+ */
+export type PresenceMessage = PresenceChange | { readonly type: 'presence'; readonly op: 'batch'; readonly changes: readonly PresenceChange[] };
+/** Answer to `info`. */
+export interface InfoMessage {
+  readonly type: 'info';
+  readonly id: number;
+  readonly shards: readonly ShardInfo[];
+}
+/** Answer to `ping`: `c` echoed, `s` the server clock. */
+export interface PongMessage {
+  readonly type: 'pong';
+  readonly id: number;
+  readonly c: number;
+  readonly s: number;
+}
+
+/** Everything the server may send. */
+export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage;
+
+function isSerializedError(value: unknown): value is SerializedError {
+  return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
+}
+
+function isMember(value: unknown): value is MemberWire {
+  return (
+    isObject(value) &&
+    isId(value['clientId']) &&
+    isPayload(value['userInfo']) &&
+    (value['userId'] === null || isId(value['userId'], 256)) &&
+    isTime(value['connectedAt']) &&
+    (value['peerId'] === null || isId(value['peerId']))
+  );
+}
+
+function isPresenceChange(value: unknown): value is PresenceChange {
+  if (!isObject(value) || value['type'] !== 'presence') return false;
+  const op = value['op'];
+  if (op === 'remove') return isId(value['clientId']);
+  return (op === 'add' || op === 'update') && isMember(value['member']);
+}
+
+/**
+ * Checks a server frame (already parsed). Clients trust their server less
+ * than fully: a malformed frame is dropped, not acted on.
+ */
+export function parseServerMessage(value: unknown): ServerMessage | null {
+  if (!isObject(value)) return null;
+  switch (value['type']) {
+    case 'event':
+      return isId(value['from']) &&
+        (value['userId'] === null || isId(value['userId'], 256)) &&
+        isCount(value['seq']) &&
+        typeof value['name'] === 'string' &&
+        isPayload(value['payload']) &&
+        isTime(value['ts'])
+        ? (value as unknown as EventMessage)
+        : null;
+    case 'pong':
+      return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
+    case 'presence': {
+      if (value['op'] === 'batch') {
+        const changes = value['changes'];
+        return Array.isArray(changes) && changes.length > 0 && changes.every(isPresenceChange) ? (value as unknown as PresenceMessage) : null;
+      }
+      return isPresenceChange(value) ? value : null;
+    }
+    case 'joined': {
+      const limits = value['limits'];
+      const peer = value['peer'];
+      const ok =
+        isCount(value['id']) &&
+        isId(value['clientId']) &&
+        isShardName(value['shardName']) &&
+        typeof value['resumeToken'] === 'string' &&
+        typeof value['resumed'] === 'boolean' &&
+        isCount(value['lastSeq']) &&
+        (peer === null || (isObject(peer) && isId(peer['id']) && isId(peer['token']))) &&
+        Array.isArray(value['members']) &&
+        value['members'].every(isMember) &&
+        isObject(limits) &&
+        ['maxPayloadBytes', 'maxEventsPerSecond', 'maxUserInfoBytes', 'meshMaxMembers', 'reconnectGraceMs', 'heartbeatIntervalMs'].every((key) =>
+          isCount(limits[key]),
+        ) &&
+        (value['userId'] === null || isId(value['userId'], 256)) &&
+        (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
+        isTime(value['s']);
+      return ok ? (value as unknown as JoinedMessage) : null;
+    }
+    case 'ok':
+      return isCount(value['id']) ? (value as unknown as OkMessage) : null;
+    case 'error':
+      return isSerializedError(value['error']) &&
+        (value['id'] === undefined || isCount(value['id'])) &&
+        (value['seq'] === undefined || isCount(value['seq']))
+        ? (value as unknown as ErrorMessage)
+        : null;
+    case 'info':
+      return isCount(value['id']) &&
+        Array.isArray(value['shards']) &&
+        value['shards'].every((shard) => isObject(shard) && isShardName(shard['shardName']) && isCount(shard['numConnectedClients']))
+        ? (value as unknown as InfoMessage)
+        : null;
+    default:
+      return null;
+  }
+}

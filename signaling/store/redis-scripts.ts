@@ -1,0 +1,215 @@
+/**
+ * The Redis store's Lua scripts: every write of the store (join, leave,
+ * update, a node's sweep, renewal and restore, the join allowance) is ONE
+ * script, so it is atomic across the nodes sharing the Redis. Keys and
+ * records are laid out as redis-keys.ts describes; the scripts compute the
+ * keys they name (hence one Redis, not Redis Cluster).
+ */
+import { createHash } from 'node:crypto';
+
+// split(): a member record's 8 fields (redis-keys.ts: "order\nnode\nonline\n…\nuserInfoJSON"; JSON never
+// holds a raw newline, so the last field may be split off safely).
+const LUA_COMMON = `
+local function split(v)
+  local f = {}
+  local pos = 1
+  for i = 1, 7 do
+    local nl = string.find(v, '\\n', pos, true)
+    f[i] = string.sub(v, pos, nl - 1)
+    pos = nl + 1
+  end
+  f[8] = string.sub(v, pos)
+  return f
+end
+local function removeMember(prefix, P, shard, clientId, f)
+  local base = prefix .. '{' .. P .. '}:'
+  redis.call('HDEL', base .. 'm:' .. shard, clientId)
+  redis.call('HDEL', base .. 'rl:' .. shard, clientId)
+  redis.call('SREM', prefix .. 'nm:' .. f[2], P .. '\\n' .. shard .. '\\n' .. clientId)
+  local size = redis.call('HINCRBY', base .. 'size', shard, -1)
+  if f[3] == '1' then redis.call('HINCRBY', base .. 'online', shard, -1) end
+  local meta = redis.call('HGET', base .. 'shards', shard) or ''
+  local cap, auto, seq = string.match(meta, '^(%d+):(%d):(%d+)$')
+  if size <= 0 then
+    redis.call('HDEL', base .. 'shards', shard)
+    redis.call('HDEL', base .. 'size', shard)
+    redis.call('HDEL', base .. 'online', shard)
+    if cap then redis.call('ZREM', base .. 'open:' .. cap, shard) end
+  elseif auto == '1' and size < tonumber(cap) then
+    redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
+  end
+end
+`;
+
+// ARGV: prefix, P, named ('' = automatic), capacity, maxShards, clientId, record tail (from node on), online, candidate name, node
+const LUA_JOIN = `${LUA_COMMON}
+local prefix, P, named, cap, maxShards = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local clientId, tail, online, candidate, node = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local base = prefix .. '{' .. P .. '}:'
+local function add(shard, capacity, auto)
+  local mkey = base .. 'm:' .. shard
+  if redis.call('HEXISTS', mkey, clientId) == 1 then return {'CLIENT_ID_TAKEN'} end
+  local order = redis.call('INCR', base .. 'seq')
+  redis.call('HSET', mkey, clientId, order .. '\\n' .. tail)
+  local size = redis.call('HINCRBY', base .. 'size', shard, 1)
+  if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
+  if auto and size >= capacity then redis.call('ZREM', base .. 'open:' .. capacity, shard) end
+  redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
+  local out = {'OK', shard, redis.call('HGET', base .. 'shards', shard)}
+  local pairs = redis.call('HGETALL', mkey)
+  for i = 1, #pairs do out[#out + 1] = pairs[i] end
+  return out
+end
+if named == '' then
+  local open = redis.call('ZRANGE', base .. 'open:' .. cap, 0, 0)
+  if open[1] then return add(open[1], cap, true) end
+  if redis.call('HLEN', base .. 'shards') >= maxShards then return {'TOO_MANY_SHARDS'} end
+  if redis.call('HEXISTS', base .. 'shards', candidate) == 1 then return {'COLLISION'} end
+  local seq = redis.call('INCR', base .. 'seq')
+  redis.call('HSET', base .. 'shards', candidate, cap .. ':1:' .. seq)
+  redis.call('ZADD', base .. 'open:' .. cap, seq, candidate)
+  return add(candidate, cap, true)
+end
+local meta = redis.call('HGET', base .. 'shards', named)
+if meta then
+  local c, a = string.match(meta, '^(%d+):(%d)')
+  c = tonumber(c)
+  local size = tonumber(redis.call('HGET', base .. 'size', named) or '0')
+  -- each joiner's own capacity, not the first joiner's (no one can make a named shard full for others)
+  if size >= cap then return {'SHARD_FULL'} end
+  return add(named, c, a == '1')
+end
+if redis.call('HLEN', base .. 'shards') >= maxShards then return {'TOO_MANY_SHARDS'} end
+local seq = redis.call('INCR', base .. 'seq')
+redis.call('HSET', base .. 'shards', named, cap .. ':0:' .. seq)
+return add(named, cap, false)
+`;
+
+// ARGV: prefix, P, shard, clientId, node
+const LUA_LEAVE = `${LUA_COMMON}
+local prefix, P, shard, clientId, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local v = redis.call('HGET', prefix .. '{' .. P .. '}:m:' .. shard, clientId)
+if not v then return 0 end
+local f = split(v)
+if f[2] ~= node then return 0 end
+removeMember(prefix, P, shard, clientId, f)
+return 1
+`;
+
+// ARGV: prefix, P, shard, clientId, node, mask ("oppir": online, peerId, userId, userInfo, rate buckets), online, peerId, userIdJSON, userInfoJSON, buckets
+const LUA_UPDATE = `${LUA_COMMON}
+local prefix, P, shard, clientId, node, mask = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local base = prefix .. '{' .. P .. '}:'
+local mkey = base .. 'm:' .. shard
+local v = redis.call('HGET', mkey, clientId)
+if not v then return false end
+local f = split(v)
+local setsOnline = string.sub(mask, 1, 1) == '1'
+if f[2] ~= node then
+  if not (setsOnline and ARGV[7] == '1') then return false end
+  local ref = P .. '\\n' .. shard .. '\\n' .. clientId
+  redis.call('SREM', prefix .. 'nm:' .. f[2], ref)
+  redis.call('SADD', prefix .. 'nm:' .. node, ref)
+  f[2] = node
+end
+if setsOnline and f[3] ~= ARGV[7] then
+  redis.call('HINCRBY', base .. 'online', shard, ARGV[7] == '1' and 1 or -1)
+  f[3] = ARGV[7]
+end
+if string.sub(mask, 2, 2) == '1' then f[6] = ARGV[8] end
+if string.sub(mask, 3, 3) == '1' then f[7] = ARGV[9] end
+if string.sub(mask, 4, 4) == '1' then f[8] = ARGV[10] end
+if string.sub(mask, 5, 5) == '1' then redis.call('HSET', base .. 'rl:' .. shard, clientId, ARGV[11]) end
+local nv = table.concat(f, '\\n')
+redis.call('HSET', mkey, clientId, nv)
+return {nv, redis.call('HGET', base .. 'shards', shard) or ''}
+`;
+
+// ARGV: prefix, dead node, force ('1': sweep even with a live lease; a node clearing its previous run)
+const LUA_SWEEP = `${LUA_COMMON}
+local prefix, dead, force = ARGV[1], ARGV[2], ARGV[3]
+if force ~= '1' and redis.call('EXISTS', prefix .. 'lease:' .. dead) == 1 then return {} end
+local refs = redis.call('SMEMBERS', prefix .. 'nm:' .. dead)
+local out = {}
+for i = 1, #refs do
+  local P, shard, clientId = string.match(refs[i], '^([^\\n]*)\\n([^\\n]*)\\n(.*)$')
+  if P then
+    local v = redis.call('HGET', prefix .. '{' .. P .. '}:m:' .. shard, clientId)
+    if v then
+      local f = split(v)
+      if f[2] == dead then
+        removeMember(prefix, P, shard, clientId, f)
+        out[#out + 1] = refs[i]
+      end
+    end
+  end
+end
+redis.call('DEL', prefix .. 'nm:' .. dead)
+if force ~= '1' then
+  redis.call('DEL', prefix .. 'node:' .. dead)
+  redis.call('SREM', prefix .. 'nodes', dead)
+end
+return out
+`;
+
+// ARGV: prefix, node, leaseMs. Returns 1 when the registration marker was missing (first start, or state lost).
+const LUA_RENEW = `
+local prefix, node, lease = ARGV[1], ARGV[2], ARGV[3]
+redis.call('SET', prefix .. 'lease:' .. node, '1', 'PX', lease)
+redis.call('SADD', prefix .. 'nodes', node)
+return redis.call('SETNX', prefix .. 'node:' .. node, '1')
+`;
+
+// ARGV: prefix, P, shard, clientId, record tail (from node on), online, capacity, automatic ('1'/'0'), node
+const LUA_RESTORE = `
+local prefix, P, shard, clientId, tail, online, cap, auto, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local base = prefix .. '{' .. P .. '}:'
+local meta = redis.call('HGET', base .. 'shards', shard)
+local seq
+if meta then
+  cap, auto, seq = string.match(meta, '^(%d+):(%d):(%d+)$')
+else
+  seq = redis.call('INCR', base .. 'seq')
+  redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
+end
+local mkey = base .. 'm:' .. shard
+if redis.call('HEXISTS', mkey, clientId) == 1 then return 0 end
+redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
+local size = redis.call('HINCRBY', base .. 'size', shard, 1)
+if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
+redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
+if auto == '1' then
+  if size < tonumber(cap) then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
+  else redis.call('ZREM', base .. 'open:' .. cap, shard) end
+end
+return 1
+`;
+
+// ARGV: key, emission interval (µs), burst tolerance (µs); see join-limit.ts. 1: admitted, 0: over.
+// TIME: every node's joins are measured on Redis's one clock (scripts replicate their effects).
+const LUA_TAKE_JOIN = `
+local key, emission, tolerance = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local arrival = math.max(tonumber(redis.call('GET', key) or '0'), now) + emission
+if arrival - now > tolerance then return 0 end
+redis.call('SET', key, string.format('%.0f', arrival), 'PX', math.ceil((arrival - now) / 1000))
+return 1
+`;
+
+
+/** A script and its SHA-1 (EVALSHA first, EVAL when Redis does not know it). */
+export interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
+const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+export const SCRIPTS = {
+  join: script(LUA_JOIN),
+  leave: script(LUA_LEAVE),
+  update: script(LUA_UPDATE),
+  sweep: script(LUA_SWEEP),
+  renew: script(LUA_RENEW),
+  restore: script(LUA_RESTORE),
+  takeJoin: script(LUA_TAKE_JOIN),
+};
