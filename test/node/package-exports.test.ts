@@ -2,6 +2,9 @@
 // the exports map must resolve to built files that load.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
@@ -99,6 +102,46 @@ describe('the package as a consumer imports it', () => {
     assert.ok(seen.size > 3, 'the graph was followed');
     assert.deepEqual([...bare].filter((specifier) => /^(lit|@lit)/.test(specifier)), []);
     assert.ok([...bare].includes('comlink'), 'a bare import is seen when there is one');
+  });
+
+  it('types resolve under the old moduleResolution "node" (node10) too, which ignores "exports" (typesVersions)', async () => {
+    // A consumer project with platform-kit installed (a link to this package) and a plain old tsconfig.
+    const consumer = fileURLToPath(new URL('../../test-artifacts/node10-consumer/', import.meta.url));
+    await rm(consumer, { recursive: true, force: true });
+    await mkdir(join(consumer, 'node_modules'), { recursive: true });
+    await symlink(fileURLToPath(new URL('../../', import.meta.url)), join(consumer, 'node_modules/platform-kit'), 'dir');
+    const file = join(consumer, 'index.ts');
+    await writeFile(
+      file,
+      [
+        "import { InstantRemixing, FeedSdk } from 'platform-kit/guest';",
+        "import { defineHostElements } from 'platform-kit/host';",
+        "import { TemplateFrame } from 'platform-kit/host/core';",
+        "import { createSignalingServer } from 'platform-kit/signaling';",
+        "import { platformKit } from 'platform-kit/vite';",
+        'export const used = [InstantRemixing, FeedSdk, defineHostElements, TemplateFrame, createSignalingServer, platformKit];',
+        "export const title: unknown = new InstantRemixing().get(['card', 'title']);",
+      ].join('\n'),
+    );
+    try {
+      const options: ts.CompilerOptions = {
+        module: ts.ModuleKind.CommonJS,
+        moduleResolution: ts.ModuleResolutionKind.Node10,
+        target: ts.ScriptTarget.ES2020,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        types: [],
+      };
+      const program = ts.createProgram({ rootNames: [file], options });
+      const source = program.getSourceFile(file);
+      assert.ok(source);
+      const problems = [...program.getSemanticDiagnostics(source)].map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      assert.deepEqual(problems, []);
+    } finally {
+      await rm(consumer, { recursive: true, force: true });
+    }
   });
 
   it('loads the Vite plugin by name', async () => {
