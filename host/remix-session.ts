@@ -8,21 +8,14 @@
  * whenever the guest (re)links. The editor UI listens to its events.
  *
  * Keys come from outside (the guest, a draft): values are kept in
- * null-prototype records, a scope or key named after a property of
- * Object.prototype (`toString`, `hasOwnProperty`, `__proto__`…) is refused,
- * and once the template's customization is known only the paths it
- * declares (an `@@editor` field, or a key of its built values) are
- * accepted; the predefined scopes stay the host's to fill.
+ * null-prototype records, and every value passes the checks of
+ * remix-value-check.ts first (no scope or key named after a property of
+ * Object.prototype; once the template's customization is known, only the
+ * paths it declares; each VCC's type). What a guest's describe() returns is
+ * checked in built-customization.ts.
  */
-import {
-  findVccType,
-  PREDEFINED_SCOPES,
-  assertValueFitsType,
-  type BuiltCustomization,
-  type VccFieldDefinition,
-  type VccType,
-} from '../protocol/customization.js';
-import { assertPlainData, assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
+import { PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../protocol/customization.js';
+import { assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   isControlPosition,
@@ -32,9 +25,13 @@ import {
   type HostApi,
   type ValueOverrides,
 } from '../protocol/link.js';
-import { resolveVccPath, writeInside } from '../protocol/vcc-paths.js';
+import { resolveVccPath } from '../protocol/vcc-paths.js';
+import { parseBuiltCustomization } from './built-customization.js';
 import { Emitter } from './emitter.js';
+import { RemixValueCheck, type CheckedValue } from './remix-value-check.js';
 import type { TemplateFrame } from './template-frame.js';
+
+export { parseBuiltCustomization } from './built-customization.js';
 
 /** Options of {@link RemixSession}. */
 export interface RemixSessionOptions {
@@ -112,29 +109,6 @@ export interface AttachOptions {
   readonly wrapHandler?: (name: RemixCall, handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown;
 }
 
-/** A value that passed the session's checks, ready to store. */
-interface CheckedValue {
-  readonly scope: string;
-  readonly key: string;
-  /** What is stored at `[scope, key]` (the whole entry when the path went deeper). */
-  readonly entry: PlainData;
-  /** The value at the path itself, as the templates are told. */
-  readonly value: PlainData;
-}
-
-/** A VCC's parsed type and the start of its error messages ("the value of card.title"). */
-interface CachedField {
-  readonly type: VccType;
-  readonly where: string;
-}
-
-/**
- * Names a scope or key may not have: every property of Object.prototype.
- * Why: a record indexed by such a name reads the prototype's function where
- * nothing is stored, and a stored one shadows it for every reader.
- */
-const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
-
 /** A record without a prototype, for keys that come from outside. */
 function nullRecord<Value>(): Record<string, Value> {
   return Object.create(null) as Record<string, Value>;
@@ -145,11 +119,8 @@ const FROM_GUEST: SetValueOptions = Object.freeze({ source: 'guest' });
 
 /** The values and state of one remix. */
 export class RemixSession {
-  #customization: BuiltCustomization | null;
-  /** {@link RemixSession.#fieldAt}'s cache; null: the template defines no VCC there. */
-  readonly #typeCache = new Map<string, Map<string, CachedField | null>>();
-  /** The `[scope, key]` paths the customization declares (editor fields and built values); built on first use. */
-  #declared: Map<string, Set<string>> | null = null;
+  /** The checks of every value, with the customization they check against (replaced when it is learned). */
+  #valueCheck: RemixValueCheck;
   /** This remix's values: null-prototype records at both levels, replaced (never changed) on every store. */
   #overrides: ValueOverrides;
   #editorAttributes: EditorAttributes;
@@ -161,8 +132,8 @@ export class RemixSession {
   readonly #events = new Emitter<RemixSessionEvents>();
 
   constructor(options: RemixSessionOptions = {}) {
-    this.#customization = options.customization ?? null;
     this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    this.#valueCheck = new RemixValueCheck(options.customization ?? null, this.#maxValueBytes);
     this.#overrides = nullRecord();
     this.#editorAttributes = options.editorAttributes ?? { type: 'instant', mode: 'new' };
     if (!isEditorAttributes(this.#editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
@@ -180,6 +151,10 @@ export class RemixSession {
   /** The template's built customization, once known. */
   get customization(): BuiltCustomization | null {
     return this.#customization;
+  }
+
+  get #customization(): BuiltCustomization | null {
+    return this.#valueCheck.customization;
   }
 
   /** The values set in this remix (what a draft or a published remix stores). */
@@ -206,26 +181,7 @@ export class RemixSession {
 
   /** The parsed VCC type at `path`, when the template defines one. */
   typeAt(path: readonly string[]): VccType | undefined {
-    return this.#fieldAt(path[0] ?? '', path[1] ?? '')?.type;
-  }
-
-  /**
-   * The VCC type at `[scope, key]` and the words its errors start with, or
-   * undefined when the template defines none. Parsed once per path, and kept
-   * in two map levels rather than under a joined key: every value the guest
-   * sets is checked against its type, and no string is built per keystroke.
-   */
-  #fieldAt(scope: string, key: string): CachedField | undefined {
-    if (!this.#customization) return undefined;
-    let fields = this.#typeCache.get(scope);
-    if (!fields) this.#typeCache.set(scope, (fields = new Map()));
-    let field = fields.get(key);
-    if (field === undefined) {
-      const type = findVccType(this.#customization, [scope, key]);
-      field = type ? { type, where: `the value of ${scope}.${key}` } : null;
-      fields.set(key, field);
-    }
-    return field ?? undefined;
+    return this.#valueCheck.fieldAt(path[0] ?? '', path[1] ?? '')?.type;
   }
 
   /** Whether the session is in remix mode (false: preview). */
@@ -317,7 +273,7 @@ export class RemixSession {
     }
     if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a control opens for a [scope, key] path or a path inside it');
     // A key with a built value and no definition gets the raw JSON box; anything else is not the template's.
-    if (customization && (checked.length > 2 || PREDEFINED_SCOPES.has(scope) || !this.#declares(scope, key))) {
+    if (customization && (checked.length > 2 || PREDEFINED_SCOPES.has(scope) || !this.#valueCheck.declares(scope, key))) {
       throw new PlatformError('INVALID_PATH', `${JSON.stringify(checked)} is not declared by the template's customization: no control opens for it`);
     }
     this.#events.emit('presentcontrol', { ...where, controlPath: [scope, key], field: undefined, type: { kind: 'unknown', name: 'json' }, label: key });
@@ -384,10 +340,9 @@ export class RemixSession {
       .request('describe')
       .then((described) => {
         if (this.#customization) return;
-        this.#customization = parseBuiltCustomization(described);
-        this.#typeCache.clear();
-        this.#declared = null;
-        this.#events.emit('customization', this.#customization);
+        const customization = parseBuiltCustomization(described);
+        this.#valueCheck = new RemixValueCheck(customization, this.#maxValueBytes);
+        this.#events.emit('customization', customization);
       })
       .catch((error: unknown) => this.#report(error));
   }
@@ -404,46 +359,7 @@ export class RemixSession {
 
   /** Checks one value; changes nothing (see {@link RemixSession.#store}). Throws what setValue throws. */
   #check(path: VccPath, value: unknown, source: ValueSource): CheckedValue {
-    const scope = path[0];
-    const key = path[1];
-    if (scope === undefined || key === undefined) throw new PlatformError('INVALID_PATH', 'a value path needs at least [scope, key]');
-    if (PROTOTYPE_NAMES.has(scope) || PROTOTYPE_NAMES.has(key)) {
-      throw new PlatformError('INVALID_PATH', `a scope or key cannot be named like a property of Object.prototype ("${PROTOTYPE_NAMES.has(scope) ? scope : key}")`);
-    }
-    const predefined = PREDEFINED_SCOPES.has(scope);
-    if (source === 'guest' && predefined) throw new PlatformError('INVALID_PATH', `["${scope}", …] is predefined and read-only for templates`);
-    // The predefined scopes are the host's to fill, declared or not. Before the customization is
-    // known there is nothing to check a path against: only its names are checked.
-    if (!predefined && this.#customization && !this.#declares(scope, key)) {
-      throw new PlatformError('INVALID_PATH', `["${scope}", "${key}"] is not declared by the template's customization`);
-    }
-    // One copy: the caller keeps no reference into the session's state.
-    const checked = clonePlain(assertPlainData(value, this.#maxValueBytes));
-    if (path.length > 2 && this.#customization && !predefined && this.#fieldAt(scope, key) && !resolveVccPath(this.#customization, path)) {
-      throw new PlatformError('INVALID_PATH', `${JSON.stringify(path)} is not a field the template's customization declares inside ["${scope}", "${key}"]`);
-    }
-    const entry = path.length === 2 ? checked : writeInside(this.get([scope, key]), path.slice(2), checked);
-    const field = this.#fieldAt(scope, key);
-    if (field) assertValueFitsType(entry, field.type, field.where);
-    return { scope, key, entry, value: checked };
-  }
-
-  /** True when the customization has an `@@editor` field or a built value at `[scope, key]`. */
-  #declares(scope: string, key: string): boolean {
-    const customization = this.#customization;
-    if (!customization) return false;
-    if (!this.#declared) {
-      const declared = new Map<string, Set<string>>();
-      const add = (s: string, k: string): void => {
-        let keys = declared.get(s);
-        if (!keys) declared.set(s, (keys = new Set()));
-        keys.add(k);
-      };
-      for (const definition of customization.editor) for (const field of definition.fields) add(definition.key, field.key);
-      for (const [s, entries] of Object.entries(customization.values)) for (const k of Object.keys(entries)) add(s, k);
-      this.#declared = declared;
-    }
-    return this.#declared.get(scope)?.has(key) === true;
+    return this.#valueCheck.check(path, value, source, (scope, key) => this.get([scope, key]));
   }
 
   /** Stores a value that {@link RemixSession.#check} passed. */
@@ -465,32 +381,4 @@ export class RemixSession {
     if (error instanceof PlatformError && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
     this.#events.emit('error', error instanceof PlatformError ? error : new PlatformError('INTERNAL', String(error)));
   };
-}
-
-/** Checks what a guest's describe() returned before the editor trusts it. */
-export function parseBuiltCustomization(value: unknown): BuiltCustomization {
-  const fail = (reason: string): never => {
-    throw new PlatformError('INVALID_MESSAGE', `the template described an invalid customization: ${reason}`);
-  };
-  if (typeof value !== 'object' || value === null) return fail('not an object');
-  const { version, values, editor } = value as Record<string, unknown>;
-  if (version !== 1) fail('unknown version');
-  const checkedValues = assertPlainData(values ?? {}, 4 * 1024 * 1024);
-  if (typeof checkedValues !== 'object' || checkedValues === null || Array.isArray(checkedValues)) return fail('values must be an object');
-  for (const scope of Object.values(checkedValues)) {
-    if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) fail('each scope of values must be an object');
-  }
-  const checkedEditor = assertPlainData(editor ?? [], 1024 * 1024);
-  if (!Array.isArray(checkedEditor)) return fail('editor must be a list');
-  for (const scope of checkedEditor) {
-    if (typeof scope !== 'object' || scope === null || Array.isArray(scope) || typeof scope['key'] !== 'string' || !Array.isArray(scope['fields'])) {
-      fail('each editor entry needs a key and a fields list');
-    }
-    for (const field of (scope as { fields: PlainData[] }).fields) {
-      if (typeof field !== 'object' || field === null || Array.isArray(field) || typeof field['key'] !== 'string' || typeof field['type'] !== 'string') {
-        fail('each field needs a key and a type');
-      }
-    }
-  }
-  return { version: 1, values: checkedValues as BuiltCustomization['values'], editor: checkedEditor as unknown as BuiltCustomization['editor'] };
 }

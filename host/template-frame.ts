@@ -21,11 +21,10 @@
  *     is closed, every later message and hello is ignored, and 'unlinked'
  *     (and 'error') fire once with `RATE_LIMITED`.
  *
- * Handlers compose: the `handlers` option (or setHandlers) is the base, and
- * each addHandlers() puts a layer over it that answers its own methods and
- * leaves the others to the layers below. So a RemixSession attached to a
- * frame adds the remix methods without removing the owner's (a feed's load
- * and touches, an identity handler).
+ * Handlers compose in layers (handler-layers.ts): the `handlers` option (or
+ * setHandlers) is the base, and each addHandlers() puts a layer over it. So
+ * a RemixSession attached to a frame adds the remix methods without removing
+ * the owner's (a feed's load and touches, an identity handler).
  */
 import { DEFAULT_MAX_VALUE_BYTES } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
@@ -36,26 +35,14 @@ import {
   PROTOCOL_VERSION,
   type GuestApi,
   type GuestNotification,
-  type HostApi,
   type WelcomeMessage,
 } from '../protocol/link.js';
 import { createCallBudget, type CallBudget, type CallLimits, type Limited } from '../protocol/call-budget.js';
 import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
+import { HandlerLayers, type Gate, type HostHandlers } from './handler-layers.js';
 
-/**
- * Handlers of guest → host calls. Arguments arrive unchecked (`unknown`):
- * each handler checks its own. A method without a handler answers `UNSUPPORTED`.
- */
-export type HostHandlers = { [Name in Exclude<keyof HostApi, Gate>]?: (...args: unknown[]) => unknown } & {
-  /** Called after the frame itself handled ready() (queued remix notifications are already sent). */
-  ready?: () => void;
-  /** Called after the frame itself handled load() (queued feed notifications are already sent). */
-  load?: () => void;
-};
-
-/** A guest call that opens a notification gate (see NOTIFICATION_GATES in protocol/link.ts). */
-type Gate = 'ready' | 'load';
+export type { HostHandlers } from './handler-layers.js';
 
 /** Options of {@link TemplateFrame}. */
 export interface TemplateFrameOptions {
@@ -195,9 +182,7 @@ export class TemplateFrame {
   readonly #openGates = new Set<Gate>();
   #refused = 0;
   #link: LinkState | null = null;
-  #baseHandlers: HostHandlers;
-  /** Layers of addHandlers(), oldest first: the newest that has a method answers it. */
-  readonly #layers: HostHandlers[] = [];
+  readonly #handlers: HandlerLayers;
   readonly #queues: { readonly [G in Gate]: QueuedNotification[] } = { ready: [], load: [] };
   #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
   #handshakeFailed: PlatformError | null = null;
@@ -220,7 +205,7 @@ export class TemplateFrame {
     if (options.allowedOrigins?.includes('*')) throw new PlatformError('INVALID_ARGUMENT', "allowedOrigins cannot hold '*'");
     this.origin = src.origin;
     this.#acceptedOrigins = new Set([src.origin, ...(options.allowedOrigins ?? [])]);
-    this.#baseHandlers = options.handlers ?? {};
+    this.#handlers = new HandlerLayers(options.handlers ?? {});
     this.#callTimeoutMs = options.callTimeoutMs ?? 5_000;
     this.#maxQueued = options.maxQueuedNotifications ?? 1_000;
     this.#budget = createCallBudget({
@@ -280,7 +265,7 @@ export class TemplateFrame {
    * until their owners remove them.
    */
   setHandlers(handlers: HostHandlers): void {
-    this.#baseHandlers = handlers;
+    this.#handlers.setBase(handlers);
   }
 
   /**
@@ -290,13 +275,7 @@ export class TemplateFrame {
    * (idempotent), so two owners can share one frame.
    */
   addHandlers(handlers: HostHandlers): () => void {
-    // A copy: the layer is what was given now, and the same object added twice is two layers.
-    const layer: HostHandlers = { ...handlers };
-    this.#layers.push(layer);
-    return () => {
-      const index = this.#layers.indexOf(layer);
-      if (index !== -1) this.#layers.splice(index, 1);
-    };
+    return this.#handlers.add(handlers);
   }
 
   /** Resolves once a guest is linked; rejects with `HANDSHAKE_TIMEOUT`, `LINK_CLOSED` or `RATE_LIMITED` (unlinked). */
@@ -380,7 +359,7 @@ export class TemplateFrame {
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of HOST_METHODS) {
       handlers[name] =
-        name === 'ready' || name === 'load' ? () => this.#openGate(name, channel.port1) : (...args: unknown[]) => this.#dispatch(name, args);
+        name === 'ready' || name === 'load' ? () => this.#openGate(name, channel.port1) : (...args: unknown[]) => this.#handlers.dispatch(name, args);
     }
     const { caller, stop: stopServing } = linkPort<GuestApi>(channel.port1, {
       allowed: HOST_METHODS,
@@ -401,21 +380,6 @@ export class TemplateFrame {
     this.#events.emit('link', { relinked });
   }
 
-  /** The handler of `name`: the newest layer's that has one, else the base's. */
-  #handlerOf<Name extends keyof HostHandlers>(name: Name): HostHandlers[Name] {
-    for (let i = this.#layers.length - 1; i >= 0; i--) {
-      const handler = this.#layers[i]?.[name];
-      if (handler) return handler;
-    }
-    return this.#baseHandlers[name];
-  }
-
-  #dispatch(name: Exclude<keyof HostApi, Gate>, args: unknown[]): unknown {
-    const handler = this.#handlerOf(name);
-    if (!handler) throw new PlatformError('UNSUPPORTED', `this host does not handle "${name}"`);
-    return handler.apply(undefined, args);
-  }
-
   #openGate(gate: Gate, port: MessagePort): void {
     // A ready() or load() that raced a relink belongs to the old page: ignore it.
     if (this.#link?.port !== port) return;
@@ -426,18 +390,8 @@ export class TemplateFrame {
       for (const queued of this.#queues[gate].splice(0)) this.#send(link, queued.name, queued.args).then(queued.resolve, queued.reject);
       this.#events.emit(gate, undefined);
     }
-    // Every layer hears the gate: each owner may have its own reason to know
-    // the guest is ready or loaded. One that throws does not stop the others;
-    // the guest's call fails with the first error.
-    let failure: { error: unknown } | null = null;
-    for (const layer of [this.#baseHandlers, ...this.#layers]) {
-      try {
-        layer[gate]?.();
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-    if (failure) throw failure.error;
+    // Every layer hears the gate, also when it was open already.
+    this.#handlers.openGate(gate);
   }
 
   #unlink(reason: PlatformError): void {

@@ -18,9 +18,18 @@
  * hidden from view while no item is shown (the feed's message, a skipped
  * item). Apart from the controller because the layout (which mode, what is
  * covered, told when) is its own rule; it acts through {@link FeedActionsHost}.
+ *
+ * The insets reach an item's template (the guest method `insetsChanged`) at
+ * every (re)link, so it can lay out before it is shown, again at its load()
+ * (a FeedSdk made after the link had no listener yet), and on every change
+ * to every linked item's template. Only when something is covered: a
+ * template told nothing reads 0. The sheet's template is never told (the
+ * sheet is over the buttons).
  */
 import { PlatformError } from '../../protocol/errors.js';
 import type { FeedInsets } from '../../protocol/link.js';
+import type { TemplateFrame } from '../template-frame.js';
+import { reportQuietly } from './guest-door.js';
 
 /** An action the feed draws for the current item. */
 export type FeedAction = 'remix' | 'share';
@@ -62,8 +71,8 @@ export interface FeedActionsHost {
   readonly railMinWidth: number;
   /** A button was pressed. */
   run(action: FeedAction): void;
-  /** The corner the buttons cover changed: tell the templates. */
-  insetsChanged(insets: FeedInsets): void;
+  /** The frames of the items' live templates (not the sheet's): each linked one is told when the insets change. */
+  itemFrames(): Iterable<TemplateFrame>;
 }
 
 /** The buttons and their layout; see the module comment. */
@@ -141,13 +150,26 @@ export class FeedActions {
     viewport.style.setProperty('--pk-feed-inset-bottom', `${insets.bottom}px`);
     if (insets.right === this.#insets.right && insets.bottom === this.#insets.bottom) return;
     this.#insets = Object.freeze(insets);
-    this.#host.insetsChanged(this.#insets);
+    for (const frame of this.#host.itemFrames()) if (frame.state === 'linked' || frame.state === 'ready') this.#tell(frame, this.#insets);
+  }
+
+  /** Tells an item's template the insets at each (re)link and load(), when something is covered; returns the listeners' removers. */
+  tellOnLink(frame: TemplateFrame): (() => void)[] {
+    const tell = (): void => {
+      const insets = this.#insets;
+      if (insets.right > 0 || insets.bottom > 0) this.#tell(frame, insets);
+    };
+    return [frame.on('link', tell), frame.on('load', tell)];
   }
 
   /** Stops measuring and removes the buttons. */
   destroy(): void {
     this.#observer?.disconnect();
     this.element.remove();
+  }
+
+  #tell(frame: TemplateFrame, insets: FeedInsets): void {
+    frame.request('insetsChanged', insets).catch((error: unknown) => reportQuietly(error));
   }
 
   #button(action: FeedAction): HTMLButtonElement {

@@ -1,9 +1,11 @@
 /**
  * `FeedController`: a vertical feed of templates, each a cross-origin
  * iframe, without Lit (`<platform-feed>` is a thin element over it). This
- * file holds the feed's focus (which item is current, moving to another)
- * and its public API, and wires the pieces, each in its own file:
+ * file holds the feed's public API and wires the pieces, each in its own
+ * file:
  *
+ *   - `feed-focus.ts`: which item is current, moving to another (and past
+ *     a skipped one), announcing it.
  *   - `feed-window.ts`: the entries and the window of live frames (at most
  *     three: current, previous, next); `live-frame.ts`: one live template.
  *   - `feed-playback.ts`: who is told it plays (the template in focus).
@@ -19,6 +21,8 @@
  *   - `feed-actions.ts`: the feed's own Remix and Share buttons (the
  *     `actions` option), in a rail beside the items or over their corner,
  *     which the templates are told (insetsChanged).
+ *   - `feed-identity.ts`: the viewer's identity token, for pages of the
+ *     item's own origin only.
  *
  * Model and rules:
  *   - Items are a list that only grows (append, or a loader callback for an
@@ -40,7 +44,9 @@ import { Emitter } from '../emitter.js';
 import type { TemplateFrame } from '../template-frame.js';
 import { FeedActions, type FeedAction } from './feed-actions.js';
 import type { EmitFeedEvent, FeedControllerEvents, FeedItemStatus } from './feed-events.js';
+import { FeedFocus } from './feed-focus.js';
 import { FeedGestures } from './feed-gestures.js';
+import { FeedIdentity } from './feed-identity.js';
 import { FeedMessage } from './feed-message.js';
 import { checkFeedItem, type FeedItem } from './feed-items.js';
 import { feedSettings, type FeedControllerOptions, type FeedLoader, type FeedSettings, type GetIdentityToken } from './feed-options.js';
@@ -48,7 +54,7 @@ import { FeedPlayback } from './feed-playback.js';
 import { FEED_STYLES } from './feed-styles.js';
 import { FeedTrack, keepUnscrolled } from './feed-track.js';
 import { FeedWindow } from './feed-window.js';
-import { GuestDoor, reportQuietly } from './guest-door.js';
+import { GuestDoor } from './guest-door.js';
 import { InfiniteLoader } from './infinite-loader.js';
 import { frameAllow, LiveFrame, type LiveFrameHooks } from './live-frame.js';
 import { attachPreview } from './remix-preview.js';
@@ -77,17 +83,16 @@ export class FeedController {
   readonly #door: GuestDoor;
   readonly #loader: InfiniteLoader;
   readonly #actions: FeedActions;
-  #getIdentityToken: GetIdentityToken | null;
-  #index = -1;
-  #direction: 1 | -1 = 1;
+  readonly #focus: FeedFocus;
+  readonly #identity: FeedIdentity;
   #destroyed = false;
 
   constructor(options: FeedControllerOptions) {
     this.#container = options.container;
     const settings = (this.#settings = feedSettings(options));
-    this.#getIdentityToken = options.getIdentityToken ?? null;
+    this.#identity = new FeedIdentity(options.getIdentityToken ?? null, (live) => this.#itemUrlOf(live));
     const emit = this.#emit;
-    const currentIndex = (): number => this.#index;
+    const currentIndex = (): number => this.#focus.index;
     const isLive = (live: LiveFrame): boolean => this.#isLive(live);
     const isFocused = (live: LiveFrame): boolean => this.#isFocused(live);
 
@@ -98,7 +103,7 @@ export class FeedController {
     this.#viewport.setAttribute('role', 'feed');
     this.#viewport.tabIndex = 0;
     this.#track = new FeedTrack(currentIndex, () => {
-      if (!this.#destroyed) emit('settle', { index: this.#index });
+      if (!this.#destroyed) emit('settle', { index: this.#focus.index });
     });
     this.#status = document.createElement('div');
     this.#status.className = 'pk-visually-hidden';
@@ -119,7 +124,7 @@ export class FeedController {
     const hooks: LiveFrameHooks = {
       isLive,
       loaded: () => this.#playback.reconcile(),
-      loadTimedOut: (live) => this.#skip(live),
+      loadTimedOut: (live) => this.#focus.skip(live),
       unframeable: (live) => emit('unframeable', { index: live.index, url: live.src }),
       unlinked: (live, error) => emit('error', { index: live.index, error }),
     };
@@ -131,6 +136,22 @@ export class FeedController {
       reconcilePlayback: () => this.#playback.reconcile(),
       playSettled: (live) => this.#playback.isSettled(live),
       retiring: (live) => this.#playback.forget(live),
+    });
+    this.#focus = new FeedFocus({
+      window: this.#window,
+      track: this.#track,
+      status: this.#status,
+      message: this.#message,
+      snapMs: settings.snapMs,
+      loadTimeoutMs: settings.loadTimeoutMs,
+      emit,
+      isDestroyed: () => this.#destroyed,
+      assertAlive: () => this.#assertAlive(),
+      reconcilePlayback: () => this.#playback.reconcile(),
+      loadMore: () => this.#loader.maybeLoadMore(),
+      loaderState: () => this.#loader,
+      resetGesture: () => this.#gestures.reset(),
+      setActionsShown: (shown) => this.#actions.setShown(shown),
     });
     this.#sheets = new SheetActions({
       viewport: this.#viewport,
@@ -158,16 +179,16 @@ export class FeedController {
         emit,
         currentIndex,
         nearest: (index, direction) => this.#window.nearest(index, direction),
-        moveTo: (index) => this.#moveTo(index, true),
-        step: (direction) => void this.#step(direction),
+        moveTo: (index) => this.#focus.moveTo(index, true),
+        step: (direction) => void this.#focus.step(direction),
         loadMore: () => this.#loader.maybeLoadMore(),
         isLive,
-        currentLoaded: () => this.#window.live(this.#index)?.status === 'loaded',
+        currentLoaded: () => this.#window.live(this.#focus.index)?.status === 'loaded',
       },
       options.swipe,
     );
     this.#door = new GuestDoor(
-      { input: this.#gestures, actions: this.#sheets, identity: { getToken: (live) => this.#identityToken(live) } },
+      { input: this.#gestures, actions: this.#sheets, identity: this.#identity },
       (index, error) => emit('error', { index, error }),
     );
     // After the track in the viewport, under the sheets (z-index): a sheet covers them.
@@ -175,10 +196,8 @@ export class FeedController {
       {
         viewport: this.#viewport,
         railMinWidth: settings.actionsRailMinWidth,
-        run: (action) => (action === 'remix' ? this.#sheets.createRemixOf(this.#index) : this.#sheets.shareItem(this.#index)),
-        insetsChanged: (insets) => {
-          for (const live of this.#window.lives()) if (live.frame.state === 'linked' || live.frame.state === 'ready') this.#tellInsets(live, insets);
-        },
+        run: (action) => (action === 'remix' ? this.#sheets.createRemixOf(this.#focus.index) : this.#sheets.shareItem(this.#focus.index)),
+        itemFrames: () => this.#window.lives().map((live) => live.frame),
       },
       settings.actions,
     );
@@ -191,15 +210,15 @@ export class FeedController {
         currentIndex,
         append: (items) => {
           this.#window.append(items);
-          this.#sync();
+          this.#focus.sync();
         },
-        changed: () => this.#showMessage(),
+        changed: () => this.#focus.showMessage(),
       },
       options.loader ?? null,
     );
 
     this.#window.append((options.items ?? []).map(checkFeedItem));
-    this.#sync();
+    this.#focus.sync();
   }
 
   // ---------------------------------------------------------------- reading
@@ -211,12 +230,12 @@ export class FeedController {
 
   /** Index of the current item; -1 while the feed is empty. */
   get index(): number {
-    return this.#index;
+    return this.#focus.index;
   }
 
   /** The current item. */
   get current(): FeedItem | undefined {
-    return this.#window.entry(this.#index)?.item;
+    return this.#window.entry(this.#focus.index)?.item;
   }
 
   /** The element the feed draws in, with role feed: focus it for the keyboard. */
@@ -293,7 +312,7 @@ export class FeedController {
   append(items: readonly FeedItem[]): void {
     this.#assertAlive();
     this.#window.append(items.map(checkFeedItem));
-    this.#sync();
+    this.#focus.sync();
   }
 
   /** Replaces every item and starts again at the first; a loader in progress is abandoned. */
@@ -303,11 +322,11 @@ export class FeedController {
     this.#loader.restart();
     this.closeSheet();
     this.#window.clear();
-    this.#index = -1;
+    this.#focus.reset();
     this.#gestures.reset();
     this.#track.dragPx = 0;
     this.#window.append(checked);
-    this.#sync();
+    this.#focus.sync();
   }
 
   /** Replaces the feed's action buttons (checked: an unknown action throws `INVALID_ARGUMENT`); the templates are told the new insets. */
@@ -318,23 +337,23 @@ export class FeedController {
 
   /** Replaces what answers the templates' `Platform.identity.getToken()` (null: nothing; they get `UNSUPPORTED`). */
   setGetIdentityToken(getIdentityToken: GetIdentityToken | null): void {
-    this.#getIdentityToken = getIdentityToken;
+    this.#identity.set(getIdentityToken);
   }
 
   /** Replaces the loader (null: no more loading). */
   setLoader(loader: FeedLoader | null): void {
     this.#loader.setLoader(loader);
-    this.#sync();
+    this.#focus.sync();
   }
 
   /** Moves to the next item that is not skipped. False when there is none. */
   next(): boolean {
-    return this.#step(1);
+    return this.#focus.step(1);
   }
 
   /** Moves to the previous item that is not skipped. False when there is none. */
   previous(): boolean {
-    return this.#step(-1);
+    return this.#focus.step(-1);
   }
 
   /** Moves to item `index` (or the nearest one after it that is not skipped). False when there is none. */
@@ -343,7 +362,7 @@ export class FeedController {
     if (!Number.isInteger(index) || index < 0 || index >= this.#window.length) return false;
     const target = this.#window.entry(index)?.skipped ? this.#window.nearest(index, 1) : index;
     if (target === null) return false;
-    this.#moveTo(target, options.animate ?? true);
+    this.#focus.moveTo(target, options.animate ?? true);
     return true;
   }
 
@@ -354,7 +373,7 @@ export class FeedController {
    * event was already taken.
    */
   handleWheel(event: WheelEvent): void {
-    if (this.#destroyed || this.#index < 0) return;
+    if (this.#destroyed || this.#focus.index < 0) return;
     this.#gestures.pageWheel(event);
   }
 
@@ -383,85 +402,7 @@ export class FeedController {
     this.#events.clear();
   }
 
-  // ---------------------------------------------------------------- focus
-
-  /** Brings the window, focus and playback in line with the current index. */
-  #sync(): void {
-    if (this.#destroyed) return;
-    const currentEntry = this.#window.entry(this.#index);
-    if (!currentEntry || currentEntry.skipped) {
-      // The first item, or the current one was skipped: move on the way the user was going (else back).
-      const first = this.#window.entry(0);
-      const target =
-        this.#index < 0
-          ? first && !first.skipped
-            ? 0
-            : this.#window.nearest(0, 1)
-          : (this.#window.nearest(this.#index, this.#direction) ?? this.#window.nearest(this.#index, this.#direction === 1 ? -1 : 1));
-      if (target !== null) {
-        const animate = this.#index >= 0;
-        this.#index = target;
-        this.#announce();
-        this.#track.apply(animate ? this.#settings.snapMs : 0);
-      }
-    }
-    // Pause before anything is removed or started, so a template leaving focus hears it first.
-    this.#playback.reconcile();
-    this.#window.showCurrent();
-    this.#playback.reconcile();
-    this.#window.schedule();
-    this.#loader.maybeLoadMore();
-    this.#showMessage();
-  }
-
-  /** With no item to show: loading while the loader is asked, else why there is none (announced too). */
-  #showMessage(): void {
-    const entry = this.#window.entry(this.#index);
-    if (this.#destroyed) return;
-    this.#actions.setShown(entry !== undefined && !entry.skipped);
-    if (!this.#message.update(entry !== undefined && !entry.skipped, this.#loader)) return;
-    if (this.#message.state !== 'none') this.#status.textContent = this.#message.element.textContent ?? '';
-  }
-
-  #step(direction: 1 | -1): boolean {
-    this.#assertAlive();
-    if (this.#index < 0) return false;
-    const target = this.#window.nearest(this.#index, direction);
-    if (target === null) {
-      this.#loader.maybeLoadMore();
-      return false;
-    }
-    this.#moveTo(target, true);
-    return true;
-  }
-
-  #moveTo(index: number, animate: boolean): void {
-    if (index !== this.#index) {
-      this.#direction = index > this.#index ? 1 : -1;
-      this.#index = index;
-      this.#gestures.reset();
-      this.#announce();
-    }
-    this.#track.dragPx = 0;
-    this.#track.apply(animate ? this.#settings.snapMs : 0);
-    this.#sync();
-  }
-
-  #announce(): void {
-    const entry = this.#window.entry(this.#index);
-    if (!entry) return;
-    this.#status.textContent = `Item ${this.#index + 1} of ${this.#window.length}${entry.item.title ? `: ${entry.item.title}` : ''}`;
-    this.#emit('focuschange', { index: this.#index, item: entry.item });
-  }
-
-  /** An item's template did not call load() in time: it is skipped and the feed moves past it. */
-  #skip(live: LiveFrame): void {
-    const error = new PlatformError('LOAD_TIMEOUT', `the template ${live.src} did not call load() within ${this.#settings.loadTimeoutMs} ms; it was skipped`);
-    const entry = this.#window.skip(live.index);
-    if (!entry) return;
-    this.#emit('skip', { index: live.index, item: entry.item, reason: 'load-timeout', error });
-    this.#sync();
-  }
+  // ---------------------------------------------------------------- frames
 
   #isLive(live: LiveFrame): boolean {
     return live.index === -1 ? this.#sheets.sheetLive === live : this.#window.holds(live);
@@ -470,10 +411,13 @@ export class FeedController {
   /** The template in focus: the sheet's when one is open, else the current item's. */
   #isFocused(live: LiveFrame): boolean {
     if (live.index === -1) return this.#sheets.sheetLive === live;
-    return !this.#sheets.sheetOpen && live.index === this.#index && this.#window.holds(live);
+    return !this.#sheets.sheetOpen && live.index === this.#focus.index && this.#window.holds(live);
   }
 
-  // ---------------------------------------------------------------- frames
+  /** The url of the item `live` stands for; the sheet's page is judged against the focused item's (for `allow` and the identity). */
+  #itemUrlOf(live: LiveFrame): string | undefined {
+    return this.#window.entry(live.index === -1 ? this.#focus.index : live.index)?.item.url;
+  }
 
   /** Gives `live` a frame loading `src`: the door's handlers, the feed's permissions, the item's values. */
   #attach(live: LiveFrame, src: string, options: { readonly title?: string | undefined; readonly checkFramable: boolean; readonly values?: ValueOverrides | undefined }): void {
@@ -482,48 +426,15 @@ export class FeedController {
       src,
       title: options.title,
       checkFramable: options.checkFramable,
-      // The sheet's page is judged against the focused item's origin.
-      allow: frameAllow(this.#settings.allow, this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url, src),
+      allow: frameAllow(this.#settings.allow, this.#itemUrlOf(live), src),
       handlers: this.#door.handlersFor(live),
       attachExtras: (frame: TemplateFrame) => [
         // A preview, never a remix: every template hears so after its ready() (see remix-preview.ts).
         ...attachPreview(frame, values, (name, handler) => this.#door.guarded(live, name === 'reportPointer' ? 'touch' : 'call', handler)),
-        ...this.#attachInsets(live, frame),
+        // The sheet is over the feed's actions: its template is never told insets.
+        ...(live.index === -1 ? [] : this.#actions.tellOnLink(frame)),
       ],
     });
-  }
-
-  /**
-   * Tells an item's template the corner the feed's actions cover: at every
-   * (re)link, so it can lay out before it is shown, and again at its load()
-   * (a FeedSdk made after the link had no listener yet). Changes reach every
-   * linked item's template (FeedActions' insetsChanged). Only when something
-   * is covered: a template told nothing reads 0. The sheet's template is
-   * never covered (the sheet is over the actions).
-   */
-  #attachInsets(live: LiveFrame, frame: TemplateFrame): (() => void)[] {
-    if (live.index === -1) return [];
-    const tell = (): void => {
-      const insets = this.#actions.insets;
-      if (insets.right > 0 || insets.bottom > 0) this.#tellInsets(live, insets);
-    };
-    return [frame.on('link', tell), frame.on('load', tell)];
-  }
-
-  #tellInsets(live: LiveFrame, insets: FeedInsets): void {
-    live.frame.request('insetsChanged', insets).catch((error: unknown) => reportQuietly(error));
-  }
-
-  /** A template's getIdentityToken(), through the door: the feed's getIdentityToken, for a page of the item's own origin. */
-  #identityToken(live: LiveFrame): unknown {
-    const getToken = this.#getIdentityToken;
-    if (!getToken) throw new PlatformError('UNSUPPORTED', 'this feed gives no identity (its getIdentityToken is not set)');
-    // The sheet's page is judged against the focused item's origin, as for `allow` (frameAllow).
-    const itemUrl = this.#window.entry(live.index === -1 ? this.#index : live.index)?.item.url;
-    if (itemUrl === undefined || new URL(live.src).origin !== new URL(itemUrl).origin) {
-      throw new PlatformError('FORBIDDEN', "the viewer's identity is given only to pages of the item's own origin");
-    }
-    return getToken();
   }
 
   #assertAlive(): void {

@@ -27,7 +27,7 @@ export interface GuestActions {
   createRemix(live: LiveFrame, options: unknown): void;
 }
 
-/** The viewer's identity, once through the door (the controller: the feed's getIdentityToken, for pages of the item's origin). */
+/** The viewer's identity, once through the door (FeedIdentity: the feed's getIdentityToken, for pages of the item's origin). */
 export interface GuestIdentity {
   getToken(live: LiveFrame): unknown;
 }
