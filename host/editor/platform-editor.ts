@@ -103,8 +103,15 @@ export class PlatformEditor extends LitElement {
 
   readonly #controller: EditorSessionController;
   readonly #undo: UndoController;
-  /** Errors shown under controls, by path. */
+  /** Errors the session gave for values of controls, shown under them, by path (as JSON). */
   readonly #errors = new Map<string, string>();
+  /**
+   * What the status line's message is about: the `[scope, key]` (as JSON) of
+   * the error it shows, '' for a message about no path, null when it shows
+   * nothing. It says what is true now, so it goes at the next accepted change
+   * of that path (of any path for '') and at a switch to or from Preview.
+   */
+  #statusAbout: string | null = null;
   readonly #overlay: ControlOverlay;
   #services: ControlServices = {};
   #started = false;
@@ -339,6 +346,7 @@ export class PlatformEditor extends LitElement {
   #onStarted(start: SessionStart): void {
     this.#started = true;
     if (start.restored > 0 || start.refused.length > 0) {
+      this.#statusAbout = '';
       this.status = `Draft restored (${start.restored} value${start.restored === 1 ? '' : 's'}${start.refused.length > 0 ? `, ${start.refused.length} refused` : ''})`;
     }
     this.dispatchEvent(new CustomEvent<EditorReadyDetail>('platform-editor-ready', { detail: start, bubbles: true, composed: true }));
@@ -363,6 +371,8 @@ export class PlatformEditor extends LitElement {
       case 'remixingchange': {
         const { isRemixing } = payload as RemixSessionEvents['remixingchange'];
         if (!isRemixing) this.closeControl();
+        // What went wrong while editing is not news in the preview, nor after it.
+        this.#clearStatus();
         this.dispatchEvent(new CustomEvent<EditorRemixingDetail>('platform-remixing-change', { detail: { isRemixing }, bubbles: true, composed: true }));
         this.requestUpdate();
         break;
@@ -384,7 +394,14 @@ export class PlatformEditor extends LitElement {
     const [scope, key] = change.path;
     if (scope !== undefined && key !== undefined) {
       this.#undo.noteChange(scope, key, this.#started);
-      this.#errors.delete(pathKey([scope, key]));
+      // An accepted value of [scope, key] answers every refusal of it, also those of a field
+      // inside it (a deep control in the overlay). (A control's own refusals, a failed upload,
+      // go when the value it shows changes: VccControl.willUpdate.)
+      const entry = pathKey([scope, key]);
+      for (const errorPath of [...this.#errors.keys()]) {
+        if (errorPath === entry || errorPath.startsWith(`${entry.slice(0, -1)},`)) this.#errors.delete(errorPath);
+      }
+      if (this.#statusAbout === '' || this.#statusAbout === entry) this.#clearStatus();
     }
     this.requestUpdate();
     this.dispatchEvent(new CustomEvent<EditorValueChangeDetail>('platform-value-change', { detail: change, bubbles: true, composed: true }));
@@ -447,7 +464,14 @@ export class PlatformEditor extends LitElement {
 
   #reportError(error: PlatformError, path?: readonly string[]): void {
     this.status = error.message.replace(/^platform-kit: /, '');
+    const [scope, key] = path ?? [];
+    this.#statusAbout = scope !== undefined && key !== undefined ? pathKey([scope, key]) : '';
     const detail: EditorErrorDetail = path ? { error, path } : { error };
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail, bubbles: true, composed: true }));
+  }
+
+  #clearStatus(): void {
+    this.status = '';
+    this.#statusAbout = null;
   }
 }

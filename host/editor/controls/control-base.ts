@@ -10,7 +10,7 @@
  * (RemixSession) and lets composite controls build their value from their
  * children's.
  */
-import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { assertValueFitsType, type VccType } from '../../../protocol/customization.js';
 import type { PlainData, VccPath } from '../../../protocol/data.js';
 import { PlatformError } from '../../../protocol/errors.js';
@@ -219,6 +219,17 @@ export abstract class VccControl extends LitElement {
     this.disabled = false;
     this.services = {};
     this.error = '';
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    super.willUpdate(changed);
+    // A refused input (a failed upload, text that is not a color) is news until the field holds
+    // another value: one from the template, undo, or the same field shown elsewhere (the panel
+    // and the overlay are two controls). Compared by content: the editor hands a fresh copy of an
+    // object value at every render. An error given in the same update is the news itself.
+    if (this.error && changed.has('value') && !changed.has('error') && changed.get('value') !== undefined && JSON.stringify(changed.get('value')) !== JSON.stringify(this.value)) {
+      this.error = '';
+    }
   }
 
   /** Also waits for nested controls (array items, object fields), so focus() finds their inputs. */
