@@ -27,6 +27,7 @@ import type { VccType } from '../../protocol/customization.js';
 import { samePath, type VccPath } from '../../protocol/data.js';
 import { PlatformError } from '../../protocol/errors.js';
 import type { ControlPosition, EditorAttributes, ValueOverrides } from '../../protocol/link.js';
+import type { GetIdentityToken } from '../identity.js';
 import type { PresentControlEvent, RemixSession, RemixSessionEvents } from '../remix-session.js';
 import type { TemplateFrame } from '../template-frame.js';
 import {
@@ -66,6 +67,7 @@ export class PlatformEditor extends LitElement {
     allowedOrigins: { attribute: false },
     upload: { attribute: false },
     storeSecret: { attribute: false },
+    getIdentityToken: { attribute: false },
     openPath: { state: true },
     status: { state: true },
   };
@@ -96,6 +98,13 @@ export class PlatformEditor extends LitElement {
   declare upload: UploadFunction | undefined;
   /** The host's keystore function for secret VCCs. */
   declare storeSecret: StoreSecretFunction | undefined;
+  /**
+   * Answers the template's `Platform.identity.getToken()`, typically
+   * `createIdentityHandler({ fetchToken })` (host/identity.ts): the host's
+   * backend vouches for its user. Null (the default): the template hears
+   * UNSUPPORTED. The same property as `<platform-feed>`'s.
+   */
+  declare getIdentityToken: GetIdentityToken | null;
   /** Path of the control open in the overlay, or null. */
   declare protected openPath: VccPath | null;
   /** The last message of the status line. */
@@ -130,6 +139,7 @@ export class PlatformEditor extends LitElement {
     this.allowedOrigins = [];
     this.upload = undefined;
     this.storeSecret = undefined;
+    this.getIdentityToken = null;
     this.openPath = null;
     this.status = '';
     this.#undo = new UndoController({
@@ -328,6 +338,7 @@ export class PlatformEditor extends LitElement {
       drafts: !this.noDrafts,
       draftDelayMs: this.draftDelayMs,
       title: this.templateTitle,
+      getIdentityToken: this.getIdentityToken,
     };
   }
 
