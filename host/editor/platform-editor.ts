@@ -7,6 +7,12 @@
  *     (onPresentControl) or where the user last clicked in it.
  *   - `type="full"`: also a side panel with every VCC of the template,
  *     grouped by scope, built from its `@@editor` definitions.
+ *   - Narrower than `compact-below` (720 CSS px of the element's own width)
+ *     it is laid out for a phone: the template fills the element, the bar
+ *     (Preview, Undo, Redo, Customize, Finish) sits at the bottom within
+ *     thumb reach, and a control (or the panel, behind Customize) comes up
+ *     as a bottom sheet over the template, above the on-screen keyboard.
+ *     `layout="wide"` or `"compact"` forces one.
  *   - Every edit goes through the RemixSession (the one source of truth,
  *     which checks it against its VCC type) and reaches the template as
  *     onValueChanged; drafts are saved to IndexedDB as the user types.
@@ -20,7 +26,8 @@
  *
  * This file is the element; its parts: the overlay (control-overlay.ts),
  * the side panel (editor-panel.ts), undo and redo (undo-controller.ts), the
- * session and drafts (session-controller.ts), styles and event types.
+ * session and drafts (session-controller.ts), the layout and keyboard
+ * (layout-controller.ts), styles and event types.
  */
 import { html, LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import type { VccType } from '../../protocol/customization.js';
@@ -44,6 +51,7 @@ import type { Placement } from './overlay-position.js';
 import { renderPanel } from './editor-panel.js';
 import { editorStyles } from './editor-styles.js';
 import type { EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
+import { EditorLayoutController } from './layout-controller.js';
 import { UndoController } from './undo-controller.js';
 import { EditorSessionController, type SessionConfig, type SessionStart } from './session-controller.js';
 
@@ -68,6 +76,9 @@ export class PlatformEditor extends LitElement {
     upload: { attribute: false },
     storeSecret: { attribute: false },
     getIdentityToken: { attribute: false },
+    layout: { type: String },
+    compactBelow: { type: Number, attribute: 'compact-below' },
+    panelOpen: { state: true },
     openPath: { state: true },
     status: { state: true },
   };
@@ -105,6 +116,12 @@ export class PlatformEditor extends LitElement {
    * UNSUPPORTED. The same property as `<platform-feed>`'s.
    */
   declare getIdentityToken: GetIdentityToken | null;
+  /** `auto` (the default): compact below `compactBelow`; `wide` or `compact`: always that layout. */
+  declare layout: 'auto' | 'wide' | 'compact';
+  /** Narrowest width of the element (CSS px) laid out wide. Default 720. */
+  declare compactBelow: number;
+  /** In the compact layout: the panel's sheet is up. */
+  declare protected panelOpen: boolean;
   /** Path of the control open in the overlay, or null. */
   declare protected openPath: VccPath | null;
   /** The last message of the status line. */
@@ -122,6 +139,9 @@ export class PlatformEditor extends LitElement {
    */
   #statusAbout: string | null = null;
   readonly #overlay: ControlOverlay;
+  readonly #layout: EditorLayoutController;
+  /** Where the focus was when the panel's sheet came up. */
+  #panelReturnFocus: HTMLElement | null = null;
   #services: ControlServices = {};
   #started = false;
 
@@ -140,6 +160,9 @@ export class PlatformEditor extends LitElement {
     this.upload = undefined;
     this.storeSecret = undefined;
     this.getIdentityToken = null;
+    this.layout = 'auto';
+    this.compactBelow = 720;
+    this.panelOpen = false;
     this.openPath = null;
     this.status = '';
     this.#undo = new UndoController({
@@ -147,8 +170,18 @@ export class PlatformEditor extends LitElement {
       failed: (error, path) => this.#reportError(error, path),
       changed: () => this.requestUpdate(),
     });
+    this.#layout = new EditorLayoutController(this, {
+      layout: () => (this.layout === 'wide' || this.layout === 'compact' ? this.layout : 'auto'),
+      compactBelowPx: () => (Number.isFinite(this.compactBelow) && this.compactBelow > 0 ? this.compactBelow : 720),
+      // What one layout drew has no place in the other: a sheet is not a popover next to a point.
+      changed: () => {
+        this.closeControl();
+        this.closePanel();
+      },
+    });
     this.#overlay = new ControlOverlay(this, {
       frame: () => this.frame,
+      sheet: () => this.#layout.compact,
       renderControl: (open) => this.#renderOpenControl(open),
       openChanged: (path) => {
         this.openPath = path;
@@ -199,7 +232,7 @@ export class PlatformEditor extends LitElement {
     return this.#overlay.open?.path ?? null;
   }
 
-  /** Where the overlay was placed (viewport coordinates), while one is open. */
+  /** Where the overlay was placed (viewport coordinates), while one is open; null for a sheet (the compact layout). */
   get overlayPlacement(): Placement | null {
     return this.#overlay.placement;
   }
@@ -213,6 +246,35 @@ export class PlatformEditor extends LitElement {
     const session = this.session;
     if (!session) throw new PlatformError('LINK_CLOSED', 'the editor has no template (set src)');
     session.presentControl(path, position);
+  }
+
+  /** True while the editor is laid out for a narrow screen (see `layout` and `compactBelow`). */
+  get compact(): boolean {
+    return this.#layout.compact;
+  }
+
+  /** True while the panel's sheet is up (the compact layout of `type="full"`). */
+  get panelSheetOpen(): boolean {
+    return this.panelOpen;
+  }
+
+  /** In the compact layout of `type="full"`: brings up the sheet of every control, as the Customize button does. */
+  openPanel(): void {
+    if (!this.#layout.compact || this.type !== 'full' || this.panelOpen) return;
+    this.#panelReturnFocus = deepActiveElement(this.renderRoot);
+    this.panelOpen = true;
+    void this.updateComplete.then(() => {
+      if (this.panelOpen) this.renderRoot.querySelector<HTMLElement>('.panel')?.focus({ preventScroll: true });
+    });
+  }
+
+  /** Closes the panel's sheet, if it is up; the focus goes back where it was (the Customize button). */
+  closePanel(): void {
+    if (!this.panelOpen) return;
+    this.panelOpen = false;
+    const back = this.#panelReturnFocus ?? this.renderRoot.querySelector<HTMLElement>('#customize');
+    this.#panelReturnFocus = null;
+    if (this.#layout.compact && back?.isConnected) void this.updateComplete.then(() => back.focus({ preventScroll: true }));
   }
 
   /** Closes the overlay, if one is open; the template's onSetActivePath hears null. */
@@ -239,7 +301,10 @@ export class PlatformEditor extends LitElement {
   setRemixing(isRemixing: boolean): void {
     const session = this.session;
     if (!session || session.remixing === isRemixing) return;
-    if (!isRemixing) this.closeControl();
+    if (!isRemixing) {
+      this.closeControl();
+      this.closePanel();
+    }
     session.setRemixing(isRemixing);
   }
 
@@ -285,15 +350,21 @@ export class PlatformEditor extends LitElement {
     const session = this.session;
     const remixing = session?.remixing ?? true;
     const full = this.type === 'full';
-    return html`<div class="bar" role="toolbar" aria-label="Remix" @keydown=${this.#onToolbarKeydown}>
-        <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => this.setRemixing(true)}>Remix</button>
-        <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => this.setRemixing(false)}>Preview</button>
-        <button id="undo" type="button" aria-keyshortcuts="Control+Z" ?disabled=${!this.#undo.canUndo} @click=${() => this.undo()}>Undo</button>
-        <button id="redo" type="button" aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!this.#undo.canRedo} @click=${() => this.redo()}>Redo</button>
+    const compact = this.#layout.compact;
+    // One shape for both layouts: the stage (which holds the template's iframe) must stay the
+    // same element when the layout changes, since moving an iframe reloads it.
+    return html`<div class=${compact ? 'bar compact' : 'bar'} role="toolbar" aria-label="Remix" @keydown=${this.#onToolbarKeydown}>
+        <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => this.#switchTo(true)}>Remix</button>
+        <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => this.#switchTo(false)}>Preview</button>
+        <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!this.#undo.canUndo} @click=${() => this.undo()}>${compact ? '↶' : 'Undo'}</button>
+        <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!this.#undo.canRedo} @click=${() => this.redo()}>${compact ? '↷' : 'Redo'}</button>
         <span class="status" role="status">${this.status}</span>
+        ${compact && full
+          ? html`<button id="customize" type="button" aria-controls="panel" aria-expanded=${this.panelOpen ? 'true' : 'false'} ?disabled=${!remixing} @click=${this.#togglePanel}>Customize</button>`
+          : nothing}
         <button id="finish" class="finish" type="button" ?disabled=${!remixing} @click=${() => this.finish()}>Finish</button>
       </div>
-      <div class="body" @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
+      <div class=${compact ? 'body compact' : 'body'} @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
         <div class="stage"></div>
         ${full
           ? renderPanel({
@@ -302,11 +373,24 @@ export class PlatformEditor extends LitElement {
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               onFocusIn: this.#onPanelFocus,
               onFocusOut: this.#onPanelBlur,
+              sheet: compact ? { open: this.panelOpen, close: () => this.closePanel() } : null,
             })
           : nothing}
-      </div>
-      ${session ? this.#overlay.render() : nothing}`;
+        ${session ? this.#overlay.render() : nothing}
+      </div>`;
   }
+
+  /** Remix or Preview from the bar. In the compact bar the pressed one is hidden: the focus moves to the other. */
+  #switchTo(isRemixing: boolean): void {
+    this.setRemixing(isRemixing);
+    if (!this.#layout.compact) return;
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(isRemixing ? '#preview' : '#remix')?.focus());
+  }
+
+  readonly #togglePanel = (): void => {
+    if (this.panelOpen) this.closePanel();
+    else this.openPanel();
+  };
 
   #renderFieldControl(session: RemixSession, path: VccPath, type: VccType, label: string, description: string | undefined, disabled: boolean): TemplateResult {
     const error = this.#errors.get(pathKey(path));
@@ -348,6 +432,7 @@ export class PlatformEditor extends LitElement {
 
   #onSessionChanged(): void {
     this.closeControl();
+    this.closePanel();
     this.#undo.clear();
     this.#errors.clear();
     this.#started = false;
@@ -381,7 +466,10 @@ export class PlatformEditor extends LitElement {
         break;
       case 'remixingchange': {
         const { isRemixing } = payload as RemixSessionEvents['remixingchange'];
-        if (!isRemixing) this.closeControl();
+        if (!isRemixing) {
+          this.closeControl();
+          this.closePanel();
+        }
         // What went wrong while editing is not news in the preview, nor after it.
         this.#clearStatus();
         this.dispatchEvent(new CustomEvent<EditorRemixingDetail>('platform-remixing-change', { detail: { isRemixing }, bubbles: true, composed: true }));
@@ -485,4 +573,11 @@ export class PlatformEditor extends LitElement {
     this.status = '';
     this.#statusAbout = null;
   }
+}
+
+/** The focused element, looking inside open shadow roots from `root`. */
+function deepActiveElement(root: HTMLElement | DocumentFragment): HTMLElement | null {
+  let active = root instanceof ShadowRoot ? root.activeElement : document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active instanceof HTMLElement ? active : null;
 }

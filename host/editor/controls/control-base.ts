@@ -165,6 +165,24 @@ export const controlStyles = css`
     outline: none;
     box-shadow: var(--_focus);
   }
+  /* The editor's compact layout (a phone) asks for touch targets of 44 px. */
+  input:not([type='checkbox']):not([type='radio']),
+  textarea,
+  select,
+  button {
+    min-height: var(--platform-control-target-size, auto);
+    box-sizing: border-box;
+  }
+  button {
+    min-width: var(--platform-control-target-size, auto);
+  }
+  .row:has(> input[type='checkbox']) {
+    min-height: var(--platform-control-target-size, auto);
+  }
+  input[type='checkbox'] {
+    width: var(--platform-control-check-size, 13px);
+    height: var(--platform-control-check-size, 13px);
+  }
   fieldset {
     border: 1px solid var(--_border);
     border-radius: var(--_radius);
