@@ -21,7 +21,9 @@
  * properties: `--platform-editor-bg`, `--platform-editor-fg`,
  * `--platform-editor-bar-bg`, `--platform-editor-border`,
  * `--platform-editor-panel-width`, `--platform-editor-overlay-bg`,
- * `--platform-editor-overlay-shadow`, and every `--platform-control-*`
+ * `--platform-editor-overlay-shadow`, in the compact layout
+ * `--platform-editor-sheet-shadow` and `--platform-editor-compact-font`
+ * (16 px by default: a phone zooms into smaller fields), and every `--platform-control-*`
  * property of the controls (see controls/control-base.ts).
  *
  * This file is the element; its parts: the overlay (control-overlay.ts),

@@ -22,9 +22,10 @@ const UPDATE_DOCS = process.env['UPDATE_SCREENSHOTS'] === '1';
 
 async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
-  const buffer = await page.screenshot({ path: `${SHOTS}${name}.png` });
-  assert.ok(buffer.length > 5_000, `${name}.png has content`);
-  if (UPDATE_DOCS) await page.screenshot({ path: `${ROOT}docs/${name}.png` });
+  // In CSS pixels (390 × 844), not the device's 1170 × 2532: small enough for the README.
+  const buffer = await page.screenshot({ path: `${SHOTS}${name}.png`, scale: 'css' });
+  assert.ok(buffer.length > 5_000 && buffer.length < 200_000, `${name}.png is ${buffer.length} bytes`);
+  if (UPDATE_DOCS) await page.screenshot({ path: `${ROOT}docs/${name}.png`, scale: 'css' });
 }
 
 /** A template's text is laid out in lines of many letters: its widest line box is wide. */

@@ -87,7 +87,9 @@ declare global {
  * `--platform-control-muted`, `--platform-control-border`,
  * `--platform-control-radius`, `--platform-control-accent`,
  * `--platform-control-accent-fg`, `--platform-control-error`,
- * `--platform-control-gap`, `--platform-control-focus-ring`.
+ * `--platform-control-gap`, `--platform-control-focus-ring`,
+ * `--platform-control-target-size` (the least height of inputs and buttons:
+ * 44px in the editor's compact layout), `--platform-control-check-size`.
  */
 export const controlStyles = css`
   :host {
