@@ -18,6 +18,13 @@ import { PlatformError } from '../protocol/errors.js';
 import type { IdentityTokenResult } from '../protocol/link.js';
 import { parseIdentityTokenResult } from '../protocol/identity.js';
 
+/**
+ * What answers a template's `Platform.identity.getToken()` on an element
+ * (`<platform-editor>`'s and `<platform-feed>`'s `getIdentityToken`):
+ * typically {@link createIdentityHandler}'s result.
+ */
+export type GetIdentityToken = () => Promise<IdentityTokenResult> | IdentityTokenResult;
+
 /** Options of {@link createIdentityHandler}. */
 export interface IdentityHandlerOptions {
   /** Gets a token for the current viewer from the host's backend. */

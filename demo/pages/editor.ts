@@ -81,9 +81,10 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
 
   // The header says what is true now: an error shows until the next accepted change or a
   // switch between editing and Preview, not for the rest of the session.
-  const editingText = `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: click a part of the template, or use the panel`;
+  const editingText = (): string =>
+    `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: ${editor.compact ? 'tap a part of the template, or Customize' : 'click a part of the template, or use the panel'}`;
   const showState = (): void => {
-    status.textContent = editor.session?.remixing === false ? `Preview of your ${template.title}: as viewers will see it` : editingText;
+    status.textContent = editor.session?.remixing === false ? `Preview of your ${template.title}: as viewers will see it` : editingText();
     delete status.dataset['error'];
   };
   editor.addEventListener('platform-editor-ready', () => {

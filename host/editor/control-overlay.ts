@@ -4,6 +4,11 @@
  * the point it belongs to (kept on screen through resizes and scrolls), the
  * ways it closes (the close button, escape, a click elsewhere, enter in the
  * control) and where the focus goes back to.
+ *
+ * In the compact layout (a phone) it is a bottom sheet instead: no popover
+ * and no placement, the full width of the editor at its bottom, above the
+ * bar (and above the keyboard: editor-styles.ts), where a floating box next
+ * to a point could not fit.
  */
 import { html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import type { VccFieldDefinition, VccType } from '../../protocol/customization.js';
@@ -39,6 +44,8 @@ export interface OverlayHost extends ReactiveControllerHost, HTMLElement {
 export interface ControlOverlayOptions {
   /** The template's frame, whose box the overlay is placed against. */
   readonly frame: () => TemplateFrame | null;
+  /** True when the control opens as a bottom sheet (the compact layout). */
+  readonly sheet: () => boolean;
   /** Draws the control of an open VCC. */
   readonly renderControl: (open: OpenControl) => TemplateResult;
   /** Called when a control opens (its path) or the overlay closes (null), after the state changed. */
@@ -122,7 +129,7 @@ export class ControlOverlay implements ReactiveController {
     document.removeEventListener('pointerdown', this.#onDocumentPointerDown, true);
     document.removeEventListener('keydown', this.#onDocumentKeydown);
     const overlay = this.#element();
-    if (overlay?.matches(':popover-open')) overlay.hidePopover();
+    if (overlay?.matches('[popover]:popover-open')) overlay.hidePopover();
     this.#options.openChanged(null);
     const back = this.#returnFocus;
     this.#returnFocus = null;
@@ -135,6 +142,24 @@ export class ControlOverlay implements ReactiveController {
   render(): TemplateResult | typeof nothing {
     const open = this.#open;
     if (!open) return nothing;
+    if (this.#options.sheet()) {
+      return html`<div
+        class="overlay sheet"
+        role="dialog"
+        aria-modal="false"
+        aria-label=${open.label}
+        data-path=${JSON.stringify(open.valuePath)}
+        @platform-control-change=${this.#options.onControlChange}
+        @platform-control-error=${this.#options.onControlError}
+        @platform-control-commit=${this.#onCommit}
+      >
+        <header class="sheet-head">
+          <span class="handle" aria-hidden="true"></span>
+          <button class="close" type="button" aria-label=${`Close ${open.label}`} @click=${() => this.close()}>✕</button>
+        </header>
+        ${this.#options.renderControl(open)}
+      </div>`;
+    }
     return html`<div
       class="overlay"
       popover="manual"
@@ -161,6 +186,11 @@ export class ControlOverlay implements ReactiveController {
     const overlay = this.#element();
     const iframe = this.#options.frame()?.iframe;
     if (!open || !overlay || !iframe) return;
+    if (this.#options.sheet()) {
+      // A sheet has its place in the styles: the bottom of the editor.
+      this.#placement = null;
+      return;
+    }
     if (!overlay.matches(':popover-open')) overlay.showPopover();
     const rect = iframe.getBoundingClientRect();
     const box: FrameBox = {

@@ -16,13 +16,41 @@ export interface PanelSpec {
   readonly renderField: (path: VccPath, field: VccFieldDefinition, type: VccType, disabled: boolean) => TemplateResult;
   readonly onFocusIn: (event: FocusEvent) => void;
   readonly onFocusOut: (event: FocusEvent) => void;
+  /** In the compact layout the panel is a bottom sheet, up or not, with a close button; null: a side panel. */
+  readonly sheet: { readonly open: boolean; readonly close: () => void } | null;
 }
 
 /** The panel element. Each field sits in a holder whose `data-path` is its path as JSON. */
 export function renderPanel(spec: PanelSpec): TemplateResult {
-  const { customization } = spec;
-  return html`<aside class="panel" aria-label="Customize" @focusin=${spec.onFocusIn} @focusout=${spec.onFocusOut}>
-    ${customization ? panelScopes(customization, spec) : html`<p class="status">Loading the template…</p>`}
+  const { customization, sheet } = spec;
+  const body = customization ? panelScopes(customization, spec) : html`<p class="status">Loading the template…</p>`;
+  if (!sheet) {
+    return html`<aside class="panel" id="panel" aria-label="Customize" @focusin=${spec.onFocusIn} @focusout=${spec.onFocusOut}>${body}</aside>`;
+  }
+  const onKeydown = (event: KeyboardEvent): void => {
+    // A control that uses escape itself (an upload to cancel, a draft to drop) stops it first.
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    event.preventDefault();
+    event.stopPropagation();
+    sheet.close();
+  };
+  return html`<aside
+    class=${sheet.open ? 'panel sheet open' : 'panel sheet'}
+    id="panel"
+    role="dialog"
+    aria-modal="false"
+    aria-labelledby="panel-title"
+    tabindex="-1"
+    @focusin=${spec.onFocusIn}
+    @focusout=${spec.onFocusOut}
+    @keydown=${onKeydown}
+  >
+    <header class="sheet-head">
+      <span class="handle" aria-hidden="true"></span>
+      <h2 id="panel-title">Customize</h2>
+      <button class="close" type="button" aria-label="Close Customize" @click=${sheet.close}>✕</button>
+    </header>
+    ${body}
   </aside>`;
 }
 

@@ -1,6 +1,8 @@
 /**
  * The styles of `<platform-editor>`: its bar, stage, side panel and the
- * overlay a control opens in. The custom properties it reads are listed in
+ * overlay a control opens in; then the compact layout (a phone): the bar at
+ * the bottom, the template over the whole body, the panel and the overlay as
+ * bottom sheets. The custom properties it reads are listed in
  * platform-editor.ts's module comment.
  */
 import { css } from 'lit';
@@ -136,5 +138,121 @@ export const editorStyles = css`
     cursor: pointer;
     padding: 2px 6px;
     border-radius: 4px;
+  }
+
+  /* The compact layout (layout-controller.ts): the bar last, within thumb reach, clear of the
+     home indicator and the rounded corners (safe areas); touch targets of 44 px at least. */
+  .bar.compact {
+    order: 2;
+    gap: 4px;
+    padding: 6px max(8px, env(safe-area-inset-right)) max(6px, env(safe-area-inset-bottom)) max(8px, env(safe-area-inset-left));
+    border-bottom: 0;
+    border-top: 1px solid var(--platform-editor-border, #d4d4da);
+  }
+  .bar.compact,
+  .body.compact {
+    /* 16 px: a phone zooms into a focused field whose text is smaller. */
+    --platform-control-font: var(--platform-editor-compact-font, 16px/1.4 system-ui, sans-serif);
+    font: var(--platform-control-font);
+  }
+  .bar.compact button {
+    min-width: 44px;
+    min-height: 44px;
+    padding: 0 10px;
+  }
+  .bar.compact #undo,
+  .bar.compact #redo {
+    padding: 0;
+    font-size: 22px;
+  }
+  /* One toggle: Preview while remixing, Remix in the preview. */
+  .bar.compact #remix[aria-pressed='true'],
+  .bar.compact #preview[aria-pressed='true'] {
+    display: none;
+  }
+  .bar.compact .status {
+    order: -1;
+    flex: 1 0 100%;
+  }
+  .bar.compact .status:empty {
+    display: none;
+  }
+  .body.compact {
+    order: 1;
+    position: relative;
+    --platform-control-target-size: 44px;
+  }
+  /* The sheets: the panel behind Customize, the control a tap in the template opens. They rise
+     by --_lift, the part of the body the on-screen keyboard covers. */
+  .body.compact .sheet {
+    position: absolute;
+    inset: auto 0 var(--_lift, 0px) 0;
+    z-index: 2;
+    box-sizing: border-box;
+    width: auto;
+    min-width: 0;
+    max-width: none;
+    max-height: min(70%, calc(100% - 56px - var(--_lift, 0px)));
+    margin: 0;
+    overflow: auto;
+    overscroll-behavior: contain;
+    padding: 0 max(16px, env(safe-area-inset-right)) 16px max(16px, env(safe-area-inset-left));
+    color: inherit;
+    background: var(--platform-editor-overlay-bg, #fff);
+    border: 0;
+    border-top: 1px solid var(--platform-editor-border, #d4d4da);
+    border-radius: 14px 14px 0 0;
+    box-shadow: var(--platform-editor-sheet-shadow, 0 -6px 24px rgb(0 0 0 / 0.18));
+  }
+  .body.compact .overlay.sheet {
+    z-index: 3;
+  }
+  .body.compact .panel.sheet:not(.open) {
+    display: none;
+  }
+  .body.compact .sheet:focus {
+    outline: none;
+  }
+  .body.compact .sheet-head {
+    position: sticky;
+    top: 0;
+    z-index: 1;
+    display: flex;
+    align-items: center;
+    min-height: 48px;
+    margin: 0 -8px 4px;
+    padding-top: 8px;
+    background: inherit;
+  }
+  .body.compact .sheet-head .handle {
+    position: absolute;
+    top: 6px;
+    left: 50%;
+    width: 36px;
+    height: 4px;
+    margin-left: -18px;
+    border-radius: 2px;
+    background: var(--platform-editor-border, #c4c4cc);
+  }
+  .body.compact .sheet-head h2 {
+    margin: 0 0 0 8px;
+    font-size: 1.05em;
+  }
+  .body.compact .sheet .close {
+    margin-left: auto;
+    width: 44px;
+    height: 44px;
+    padding: 0;
+    font: inherit;
+    font-size: 18px;
+    border: 0;
+    border-radius: 22px;
+    background: transparent;
+    color: inherit;
+    cursor: pointer;
+  }
+  .body.compact .sheet .close:focus-visible {
+    outline: none;
+    box-shadow: var(--platform-control-focus-ring, 0 0 0 3px color-mix(in srgb, var(--platform-control-accent, #3b5bdb) 45%, transparent));
   }
 `;

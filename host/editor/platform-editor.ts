@@ -7,6 +7,12 @@
  *     (onPresentControl) or where the user last clicked in it.
  *   - `type="full"`: also a side panel with every VCC of the template,
  *     grouped by scope, built from its `@@editor` definitions.
+ *   - Narrower than `compact-below` (720 CSS px of the element's own width)
+ *     it is laid out for a phone: the template fills the element, the bar
+ *     (Preview, Undo, Redo, Customize, Finish) sits at the bottom within
+ *     thumb reach, and a control (or the panel, behind Customize) comes up
+ *     as a bottom sheet over the template, above the on-screen keyboard.
+ *     `layout="wide"` or `"compact"` forces one.
  *   - Every edit goes through the RemixSession (the one source of truth,
  *     which checks it against its VCC type) and reaches the template as
  *     onValueChanged; drafts are saved to IndexedDB as the user types.
@@ -15,18 +21,22 @@
  * properties: `--platform-editor-bg`, `--platform-editor-fg`,
  * `--platform-editor-bar-bg`, `--platform-editor-border`,
  * `--platform-editor-panel-width`, `--platform-editor-overlay-bg`,
- * `--platform-editor-overlay-shadow`, and every `--platform-control-*`
+ * `--platform-editor-overlay-shadow`, in the compact layout
+ * `--platform-editor-sheet-shadow` and `--platform-editor-compact-font`
+ * (16 px by default: a phone zooms into smaller fields), and every `--platform-control-*`
  * property of the controls (see controls/control-base.ts).
  *
  * This file is the element; its parts: the overlay (control-overlay.ts),
  * the side panel (editor-panel.ts), undo and redo (undo-controller.ts), the
- * session and drafts (session-controller.ts), styles and event types.
+ * session and drafts (session-controller.ts), the layout and keyboard
+ * (layout-controller.ts), styles and event types.
  */
 import { html, LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import type { VccType } from '../../protocol/customization.js';
 import { samePath, type VccPath } from '../../protocol/data.js';
 import { PlatformError } from '../../protocol/errors.js';
 import type { ControlPosition, EditorAttributes, ValueOverrides } from '../../protocol/link.js';
+import type { GetIdentityToken } from '../identity.js';
 import type { PresentControlEvent, RemixSession, RemixSessionEvents } from '../remix-session.js';
 import type { TemplateFrame } from '../template-frame.js';
 import {
@@ -43,6 +53,7 @@ import type { Placement } from './overlay-position.js';
 import { renderPanel } from './editor-panel.js';
 import { editorStyles } from './editor-styles.js';
 import type { EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
+import { EditorLayoutController } from './layout-controller.js';
 import { UndoController } from './undo-controller.js';
 import { EditorSessionController, type SessionConfig, type SessionStart } from './session-controller.js';
 
@@ -66,6 +77,10 @@ export class PlatformEditor extends LitElement {
     allowedOrigins: { attribute: false },
     upload: { attribute: false },
     storeSecret: { attribute: false },
+    getIdentityToken: { attribute: false },
+    layout: { type: String },
+    compactBelow: { type: Number, attribute: 'compact-below' },
+    panelOpen: { state: true },
     openPath: { state: true },
     status: { state: true },
   };
@@ -96,6 +111,19 @@ export class PlatformEditor extends LitElement {
   declare upload: UploadFunction | undefined;
   /** The host's keystore function for secret VCCs. */
   declare storeSecret: StoreSecretFunction | undefined;
+  /**
+   * Answers the template's `Platform.identity.getToken()`, typically
+   * `createIdentityHandler({ fetchToken })` (host/identity.ts): the host's
+   * backend vouches for its user. Null (the default): the template hears
+   * UNSUPPORTED. The same property as `<platform-feed>`'s.
+   */
+  declare getIdentityToken: GetIdentityToken | null;
+  /** `auto` (the default): compact below `compactBelow`; `wide` or `compact`: always that layout. */
+  declare layout: 'auto' | 'wide' | 'compact';
+  /** Narrowest width of the element (CSS px) laid out wide. Default 720. */
+  declare compactBelow: number;
+  /** In the compact layout: the panel's sheet is up. */
+  declare protected panelOpen: boolean;
   /** Path of the control open in the overlay, or null. */
   declare protected openPath: VccPath | null;
   /** The last message of the status line. */
@@ -103,9 +131,19 @@ export class PlatformEditor extends LitElement {
 
   readonly #controller: EditorSessionController;
   readonly #undo: UndoController;
-  /** Errors shown under controls, by path. */
+  /** Errors the session gave for values of controls, shown under them, by path (as JSON). */
   readonly #errors = new Map<string, string>();
+  /**
+   * What the status line's message is about: the `[scope, key]` (as JSON) of
+   * the error it shows, '' for a message about no path, null when it shows
+   * nothing. It says what is true now, so it goes at the next accepted change
+   * of that path (of any path for '') and at a switch to or from Preview.
+   */
+  #statusAbout: string | null = null;
   readonly #overlay: ControlOverlay;
+  readonly #layout: EditorLayoutController;
+  /** Where the focus was when the panel's sheet came up. */
+  #panelReturnFocus: HTMLElement | null = null;
   #services: ControlServices = {};
   #started = false;
 
@@ -123,6 +161,10 @@ export class PlatformEditor extends LitElement {
     this.allowedOrigins = [];
     this.upload = undefined;
     this.storeSecret = undefined;
+    this.getIdentityToken = null;
+    this.layout = 'auto';
+    this.compactBelow = 720;
+    this.panelOpen = false;
     this.openPath = null;
     this.status = '';
     this.#undo = new UndoController({
@@ -130,8 +172,18 @@ export class PlatformEditor extends LitElement {
       failed: (error, path) => this.#reportError(error, path),
       changed: () => this.requestUpdate(),
     });
+    this.#layout = new EditorLayoutController(this, {
+      layout: () => (this.layout === 'wide' || this.layout === 'compact' ? this.layout : 'auto'),
+      compactBelowPx: () => (Number.isFinite(this.compactBelow) && this.compactBelow > 0 ? this.compactBelow : 720),
+      // What one layout drew has no place in the other: a sheet is not a popover next to a point.
+      changed: () => {
+        this.closeControl();
+        this.closePanel();
+      },
+    });
     this.#overlay = new ControlOverlay(this, {
       frame: () => this.frame,
+      sheet: () => this.#layout.compact,
       renderControl: (open) => this.#renderOpenControl(open),
       openChanged: (path) => {
         this.openPath = path;
@@ -182,7 +234,7 @@ export class PlatformEditor extends LitElement {
     return this.#overlay.open?.path ?? null;
   }
 
-  /** Where the overlay was placed (viewport coordinates), while one is open. */
+  /** Where the overlay was placed (viewport coordinates), while one is open; null for a sheet (the compact layout). */
   get overlayPlacement(): Placement | null {
     return this.#overlay.placement;
   }
@@ -196,6 +248,35 @@ export class PlatformEditor extends LitElement {
     const session = this.session;
     if (!session) throw new PlatformError('LINK_CLOSED', 'the editor has no template (set src)');
     session.presentControl(path, position);
+  }
+
+  /** True while the editor is laid out for a narrow screen (see `layout` and `compactBelow`). */
+  get compact(): boolean {
+    return this.#layout.compact;
+  }
+
+  /** True while the panel's sheet is up (the compact layout of `type="full"`). */
+  get panelSheetOpen(): boolean {
+    return this.panelOpen;
+  }
+
+  /** In the compact layout of `type="full"`: brings up the sheet of every control, as the Customize button does. */
+  openPanel(): void {
+    if (!this.#layout.compact || this.type !== 'full' || this.panelOpen) return;
+    this.#panelReturnFocus = deepActiveElement(this.renderRoot);
+    this.panelOpen = true;
+    void this.updateComplete.then(() => {
+      if (this.panelOpen) this.renderRoot.querySelector<HTMLElement>('.panel')?.focus({ preventScroll: true });
+    });
+  }
+
+  /** Closes the panel's sheet, if it is up; the focus goes back where it was (the Customize button). */
+  closePanel(): void {
+    if (!this.panelOpen) return;
+    this.panelOpen = false;
+    const back = this.#panelReturnFocus ?? this.renderRoot.querySelector<HTMLElement>('#customize');
+    this.#panelReturnFocus = null;
+    if (this.#layout.compact && back?.isConnected) void this.updateComplete.then(() => back.focus({ preventScroll: true }));
   }
 
   /** Closes the overlay, if one is open; the template's onSetActivePath hears null. */
@@ -222,7 +303,10 @@ export class PlatformEditor extends LitElement {
   setRemixing(isRemixing: boolean): void {
     const session = this.session;
     if (!session || session.remixing === isRemixing) return;
-    if (!isRemixing) this.closeControl();
+    if (!isRemixing) {
+      this.closeControl();
+      this.closePanel();
+    }
     session.setRemixing(isRemixing);
   }
 
@@ -268,15 +352,21 @@ export class PlatformEditor extends LitElement {
     const session = this.session;
     const remixing = session?.remixing ?? true;
     const full = this.type === 'full';
-    return html`<div class="bar" role="toolbar" aria-label="Remix" @keydown=${this.#onToolbarKeydown}>
-        <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => this.setRemixing(true)}>Remix</button>
-        <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => this.setRemixing(false)}>Preview</button>
-        <button id="undo" type="button" aria-keyshortcuts="Control+Z" ?disabled=${!this.#undo.canUndo} @click=${() => this.undo()}>Undo</button>
-        <button id="redo" type="button" aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!this.#undo.canRedo} @click=${() => this.redo()}>Redo</button>
+    const compact = this.#layout.compact;
+    // One shape for both layouts: the stage (which holds the template's iframe) must stay the
+    // same element when the layout changes, since moving an iframe reloads it.
+    return html`<div class=${compact ? 'bar compact' : 'bar'} role="toolbar" aria-label="Remix" @keydown=${this.#onToolbarKeydown}>
+        <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => this.#switchTo(true)}>Remix</button>
+        <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => this.#switchTo(false)}>Preview</button>
+        <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!this.#undo.canUndo} @click=${() => this.undo()}>${compact ? '↶' : 'Undo'}</button>
+        <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!this.#undo.canRedo} @click=${() => this.redo()}>${compact ? '↷' : 'Redo'}</button>
         <span class="status" role="status">${this.status}</span>
+        ${compact && full
+          ? html`<button id="customize" type="button" aria-controls="panel" aria-expanded=${this.panelOpen ? 'true' : 'false'} ?disabled=${!remixing} @click=${this.#togglePanel}>Customize</button>`
+          : nothing}
         <button id="finish" class="finish" type="button" ?disabled=${!remixing} @click=${() => this.finish()}>Finish</button>
       </div>
-      <div class="body" @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
+      <div class=${compact ? 'body compact' : 'body'} @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
         <div class="stage"></div>
         ${full
           ? renderPanel({
@@ -285,11 +375,24 @@ export class PlatformEditor extends LitElement {
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               onFocusIn: this.#onPanelFocus,
               onFocusOut: this.#onPanelBlur,
+              sheet: compact ? { open: this.panelOpen, close: () => this.closePanel() } : null,
             })
           : nothing}
-      </div>
-      ${session ? this.#overlay.render() : nothing}`;
+        ${session ? this.#overlay.render() : nothing}
+      </div>`;
   }
+
+  /** Remix or Preview from the bar. In the compact bar the pressed one is hidden: the focus moves to the other. */
+  #switchTo(isRemixing: boolean): void {
+    this.setRemixing(isRemixing);
+    if (!this.#layout.compact) return;
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(isRemixing ? '#preview' : '#remix')?.focus());
+  }
+
+  readonly #togglePanel = (): void => {
+    if (this.panelOpen) this.closePanel();
+    else this.openPanel();
+  };
 
   #renderFieldControl(session: RemixSession, path: VccPath, type: VccType, label: string, description: string | undefined, disabled: boolean): TemplateResult {
     const error = this.#errors.get(pathKey(path));
@@ -321,6 +424,7 @@ export class PlatformEditor extends LitElement {
       drafts: !this.noDrafts,
       draftDelayMs: this.draftDelayMs,
       title: this.templateTitle,
+      getIdentityToken: this.getIdentityToken,
     };
   }
 
@@ -330,6 +434,7 @@ export class PlatformEditor extends LitElement {
 
   #onSessionChanged(): void {
     this.closeControl();
+    this.closePanel();
     this.#undo.clear();
     this.#errors.clear();
     this.#started = false;
@@ -339,6 +444,7 @@ export class PlatformEditor extends LitElement {
   #onStarted(start: SessionStart): void {
     this.#started = true;
     if (start.restored > 0 || start.refused.length > 0) {
+      this.#statusAbout = '';
       this.status = `Draft restored (${start.restored} value${start.restored === 1 ? '' : 's'}${start.refused.length > 0 ? `, ${start.refused.length} refused` : ''})`;
     }
     this.dispatchEvent(new CustomEvent<EditorReadyDetail>('platform-editor-ready', { detail: start, bubbles: true, composed: true }));
@@ -362,7 +468,12 @@ export class PlatformEditor extends LitElement {
         break;
       case 'remixingchange': {
         const { isRemixing } = payload as RemixSessionEvents['remixingchange'];
-        if (!isRemixing) this.closeControl();
+        if (!isRemixing) {
+          this.closeControl();
+          this.closePanel();
+        }
+        // What went wrong while editing is not news in the preview, nor after it.
+        this.#clearStatus();
         this.dispatchEvent(new CustomEvent<EditorRemixingDetail>('platform-remixing-change', { detail: { isRemixing }, bubbles: true, composed: true }));
         this.requestUpdate();
         break;
@@ -384,7 +495,14 @@ export class PlatformEditor extends LitElement {
     const [scope, key] = change.path;
     if (scope !== undefined && key !== undefined) {
       this.#undo.noteChange(scope, key, this.#started);
-      this.#errors.delete(pathKey([scope, key]));
+      // An accepted value of [scope, key] answers every refusal of it, also those of a field
+      // inside it (a deep control in the overlay). (A control's own refusals, a failed upload,
+      // go when the value it shows changes: VccControl.willUpdate.)
+      const entry = pathKey([scope, key]);
+      for (const errorPath of [...this.#errors.keys()]) {
+        if (errorPath === entry || errorPath.startsWith(`${entry.slice(0, -1)},`)) this.#errors.delete(errorPath);
+      }
+      if (this.#statusAbout === '' || this.#statusAbout === entry) this.#clearStatus();
     }
     this.requestUpdate();
     this.dispatchEvent(new CustomEvent<EditorValueChangeDetail>('platform-value-change', { detail: change, bubbles: true, composed: true }));
@@ -447,7 +565,21 @@ export class PlatformEditor extends LitElement {
 
   #reportError(error: PlatformError, path?: readonly string[]): void {
     this.status = error.message.replace(/^platform-kit: /, '');
+    const [scope, key] = path ?? [];
+    this.#statusAbout = scope !== undefined && key !== undefined ? pathKey([scope, key]) : '';
     const detail: EditorErrorDetail = path ? { error, path } : { error };
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail, bubbles: true, composed: true }));
   }
+
+  #clearStatus(): void {
+    this.status = '';
+    this.#statusAbout = null;
+  }
+}
+
+/** The focused element, looking inside open shadow roots from `root`. */
+function deepActiveElement(root: HTMLElement | DocumentFragment): HTMLElement | null {
+  let active = root instanceof ShadowRoot ? root.activeElement : document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active instanceof HTMLElement ? active : null;
 }

@@ -17,8 +17,9 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { PREDEFINED_SCOPES, type BuiltCustomization } from '../../protocol/customization.js';
 import { PlatformError } from '../../protocol/errors.js';
 import type { EditorAttributes, ValueOverrides } from '../../protocol/link.js';
+import type { GetIdentityToken } from '../identity.js';
 import { RemixSession, type RemixSessionEvents } from '../remix-session.js';
-import { TemplateFrame } from '../template-frame.js';
+import { TemplateFrame, type HostHandlers } from '../template-frame.js';
 import { DraftSaver, loadDraft, type Draft } from './drafts.js';
 
 /** What the controller needs to know about the editor, read at every update. */
@@ -34,6 +35,8 @@ export interface SessionConfig {
   readonly drafts: boolean;
   readonly draftDelayMs: number;
   readonly title: string;
+  /** Answers the template's Platform.identity.getToken(); null: the template hears UNSUPPORTED. */
+  readonly getIdentityToken: GetIdentityToken | null;
 }
 
 /** A value the draft held that was not restored. */
@@ -74,6 +77,8 @@ export class EditorSessionController implements ReactiveController {
   #session: RemixSession | null = null;
   #sessionKey = '';
   #frame: TemplateFrame | null = null;
+  /** The identity function the frame's handlers were made with. */
+  #identity: GetIdentityToken | null = null;
   #saver: DraftSaver | null = null;
   #releases: (() => void)[] = [];
   #connected = false;
@@ -136,6 +141,9 @@ export class EditorSessionController implements ReactiveController {
     if (this.#connected && this.#session && !this.#frame && config.src) {
       const container = this.#container();
       if (container) this.#startFrame(config, this.#session, container);
+    } else if (this.#frame && config.getIdentityToken !== this.#identity) {
+      // A new function applies to the next call of the linked template; no reload.
+      this.#frame.setHandlers(this.#baseHandlers(config));
     }
   }
 
@@ -217,6 +225,7 @@ export class EditorSessionController implements ReactiveController {
       container,
       allowedOrigins: config.allowedOrigins,
       title: config.title,
+      handlers: this.#baseHandlers(config),
     });
     this.#frame = frame;
     this.#releases.push(session.attach(frame));
@@ -229,6 +238,13 @@ export class EditorSessionController implements ReactiveController {
       }),
     );
     this.#releases.push(frame.on('error', (error) => this.#handlers.failed(error)));
+  }
+
+  /** The frame's own handlers, under the session's remix calls: the host's identity. */
+  #baseHandlers(config: SessionConfig): HostHandlers {
+    const getIdentityToken = config.getIdentityToken;
+    this.#identity = getIdentityToken;
+    return getIdentityToken ? { getIdentityToken: () => getIdentityToken() } : {};
   }
 
   #stopFrame(): void {

@@ -5,10 +5,12 @@
  * ({@link FeedSettings}), not the options object.
  */
 import { PlatformError } from '../../protocol/errors.js';
-import type { IdentityTokenResult } from '../../protocol/link.js';
+import type { GetIdentityToken } from '../identity.js';
 import { checkFeedActions, type FeedAction } from './feed-actions.js';
 import type { FeedItem } from './feed-items.js';
 import type { SwipeTrackerOptions } from './swipe-tracker.js';
+
+export type { GetIdentityToken } from '../identity.js';
 
 /** What a loader is asked for: items after the `offset` ones the feed has. */
 export interface FeedLoadRequest {
@@ -33,12 +35,6 @@ export interface FeedShareData {
   readonly title?: string;
 }
 
-/**
- * Gives a template the viewer's identity token (`Platform.identity.getToken()`),
- * typically `createIdentityHandler({ fetchToken })`: the host's backend
- * vouches for its user; the host page never holds the admin key.
- */
-export type GetIdentityToken = () => Promise<IdentityTokenResult> | IdentityTokenResult;
 
 /** Options of {@link FeedController}. */
 export interface FeedControllerOptions {

@@ -82,7 +82,8 @@ describe('<platform-editor> control overlay', () => {
     try {
       // The page must have taken the new size before the editor lays itself out.
       await waitUntil(() => document.documentElement.clientWidth === 320 && document.documentElement.clientHeight === 300, 'the small viewport');
-      harness = await mountEditor({ type: 'instant' });
+      // The floating overlay's own clamping: an editor this narrow is compact by default (a sheet, editor-phone.test.ts).
+      harness = await mountEditor({ type: 'instant', layout: 'wide' });
       await harness.probe.command('presentControl', ['content', 'author'], { position: { x: 160, y: 80 } });
       const rect = await opened(harness, ['content', 'author']);
       expect(harness.editor.overlayPlacement?.clampedY).to.equal(true);

@@ -26,6 +26,7 @@ export class ColorControl extends VccControl {
   }
 
   override willUpdate(changed: PropertyValues<this>): void {
+    super.willUpdate(changed);
     // A new value (from the template, undo, the swatch) replaces what was half typed.
     if (changed.has('value')) this.typed = null;
   }

@@ -10,7 +10,7 @@
  * (RemixSession) and lets composite controls build their value from their
  * children's.
  */
-import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { assertValueFitsType, type VccType } from '../../../protocol/customization.js';
 import type { PlainData, VccPath } from '../../../protocol/data.js';
 import { PlatformError } from '../../../protocol/errors.js';
@@ -87,7 +87,9 @@ declare global {
  * `--platform-control-muted`, `--platform-control-border`,
  * `--platform-control-radius`, `--platform-control-accent`,
  * `--platform-control-accent-fg`, `--platform-control-error`,
- * `--platform-control-gap`, `--platform-control-focus-ring`.
+ * `--platform-control-gap`, `--platform-control-focus-ring`,
+ * `--platform-control-target-size` (the least height of inputs and buttons:
+ * 44px in the editor's compact layout), `--platform-control-check-size`.
  */
 export const controlStyles = css`
   :host {
@@ -165,6 +167,24 @@ export const controlStyles = css`
     outline: none;
     box-shadow: var(--_focus);
   }
+  /* The editor's compact layout (a phone) asks for touch targets of 44 px. */
+  input:not([type='checkbox']):not([type='radio']),
+  textarea,
+  select,
+  button {
+    min-height: var(--platform-control-target-size, auto);
+    box-sizing: border-box;
+  }
+  button {
+    min-width: var(--platform-control-target-size, auto);
+  }
+  .row:has(> input[type='checkbox']) {
+    min-height: var(--platform-control-target-size, auto);
+  }
+  input[type='checkbox'] {
+    width: var(--platform-control-check-size, 13px);
+    height: var(--platform-control-check-size, 13px);
+  }
   fieldset {
     border: 1px solid var(--_border);
     border-radius: var(--_radius);
@@ -219,6 +239,17 @@ export abstract class VccControl extends LitElement {
     this.disabled = false;
     this.services = {};
     this.error = '';
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    super.willUpdate(changed);
+    // A refused input (a failed upload, text that is not a color) is news until the field holds
+    // another value: one from the template, undo, or the same field shown elsewhere (the panel
+    // and the overlay are two controls). Compared by content: the editor hands a fresh copy of an
+    // object value at every render. An error given in the same update is the news itself.
+    if (this.error && changed.has('value') && !changed.has('error') && changed.get('value') !== undefined && JSON.stringify(changed.get('value')) !== JSON.stringify(this.value)) {
+      this.error = '';
+    }
   }
 
   /** Also waits for nested controls (array items, object fields), so focus() finds their inputs. */

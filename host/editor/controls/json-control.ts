@@ -3,7 +3,7 @@
  * control for. The value is edited as JSON; text that does not parse is
  * shown as an error and not sent. Escape puts back the current value.
  */
-import { html, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { html, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import type { PlainData } from '../../../protocol/data.js';
 import { PlatformError } from '../../../protocol/errors.js';
 import { VccControl } from './control-base.js';
@@ -57,7 +57,8 @@ export class JsonControl extends VccControl {
     if (this.commitValue(parsed as PlainData)) this.draftText = text;
   };
 
-  override willUpdate(changed: Map<PropertyKey, unknown>): void {
+  override willUpdate(changed: PropertyValues<this>): void {
+    super.willUpdate(changed);
     // A new value from outside (undo, the template) replaces what was typed.
     if (changed.has('value') && this.draftText !== null) {
       try {

@@ -72,6 +72,8 @@ export interface MountOptions {
   readonly style?: string;
   /** The fixture template's file in test/fixtures/editor/. Default template.html. */
   readonly template?: string;
+  /** The editor's layout. Default auto (compact below 720 px of its width). */
+  readonly layout?: 'auto' | 'wide' | 'compact';
 }
 
 /** Mounts <platform-editor> filling the viewport and waits until it is ready (template described, draft restored). */
@@ -83,6 +85,7 @@ export async function mountEditor(options: MountOptions = {}): Promise<EditorHar
   editor.mode = options.mode ?? 'new';
   if (options.projectId !== undefined) editor.projectId = options.projectId;
   if (options.remixId !== undefined) editor.remixId = options.remixId;
+  if (options.layout !== undefined) editor.layout = options.layout;
   editor.upload = testUpload;
   editor.storeSecret = testStoreSecret;
   editor.setAttribute('style', options.style ?? 'position: fixed; inset: 0; height: 100vh;');
