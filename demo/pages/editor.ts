@@ -4,7 +4,7 @@
 // the remix's values as a new feed item and opens the feed on it.
 import { defineHostElements, PlatformEditor, type ValueOverrides } from 'platform-kit/host';
 import { DEMO_PROJECT_ID, DEMO_TEMPLATES, type DemoTemplate, type PublishedRemix } from '../catalog.js';
-import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
+import { demoApi, demoIdentity, editorUrl, findTemplate, templateUrl } from './shared.js';
 
 defineHostElements();
 const params = new URLSearchParams(location.search);
@@ -68,6 +68,7 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
     return url;
   };
   editor.storeSecret = async (value) => (await demoApi.storeSecret(value)).keyPath;
+  editor.getIdentityToken = demoIdentity;
   // Preview shows what the backend will see: the values being edited are those of a previewed
   // remix, which the template names as it names a published one (`?remix=`), and which the
   // demo server forwards to the template's backend, signed, as the platform does.

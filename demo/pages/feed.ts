@@ -6,9 +6,9 @@
 // template as a remix preview would. Templates learn who is looking with
 // Platform.identity.getToken(): the feed asks this page's backend
 // (GET /demo-api/identity-token), which vouches for the viewer.
-import { createIdentityHandler, defineHostElements, type FeedItem, type PlatformFeed, type ValueOverrides } from 'platform-kit/host';
+import { defineHostElements, type FeedItem, type PlatformFeed, type ValueOverrides } from 'platform-kit/host';
 import type { PublishedRemix } from '../catalog.js';
-import { demoApi, editorUrl, findTemplate, templateUrl } from './shared.js';
+import { demoApi, demoIdentity, editorUrl, findTemplate, templateUrl } from './shared.js';
 
 defineHostElements();
 const feed = document.querySelector<PlatformFeed>('platform-feed')!;
@@ -64,15 +64,7 @@ function item(entry: Entry, round: number): FeedItem {
 // Endless by repetition: each time the feed runs low, one more round of every entry.
 let round = 0;
 feed.share = null; // always the feed's own share sheet (the system one differs per browser)
-// The viewer's identity for the templates: this page's backend vouches for a demo guest (a cookie
-// keeps who), with the platform's admin key, which never reaches the browser.
-feed.getIdentityToken = createIdentityHandler({
-  fetchToken: async () => {
-    const response = await fetch('/demo-api/identity-token', { credentials: 'same-origin', cache: 'no-store' });
-    if (!response.ok) throw new Error(`the demo's token route answered ${response.status}`);
-    return response.json();
-  },
-});
+feed.getIdentityToken = demoIdentity;
 feed.items = entries.map((entry) => item(entry, round));
 feed.loader = () => {
   round++;

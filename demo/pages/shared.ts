@@ -1,5 +1,5 @@
 /** What the demo's host pages share: where templates live, and the demo API. */
-import type { ValueOverrides } from 'platform-kit/host';
+import { createIdentityHandler, type ValueOverrides } from 'platform-kit/host';
 import { DEMO_TEMPLATES, type DemoFeed, type DemoTemplate, type PublishedRemix } from '../catalog.js';
 
 /**
@@ -57,3 +57,16 @@ export const demoApi = {
       json<{ keyPath: string }>(response),
     ),
 };
+
+/**
+ * The viewer's identity for the templates (`Platform.identity.getToken()`): this page's backend
+ * vouches for a demo guest (a cookie keeps who) with the platform's admin key, which never
+ * reaches the browser. One handler per page: frames that ask together share one request.
+ */
+export const demoIdentity = createIdentityHandler({
+  fetchToken: async () => {
+    const response = await fetch('/demo-api/identity-token', { credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) throw new Error(`the demo's token route answered ${response.status}`);
+    return response.json();
+  },
+});
