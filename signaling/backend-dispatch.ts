@@ -6,14 +6,8 @@
 import { WebSocket } from 'ws';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, type ConnectedClient, type EventPayload, type ShardInfo } from '../protocol/signaling.js';
-import {
-  DispatchSession,
-  type ConnectionInfo,
-  type DispatchConfigurationInput,
-  type DispatchErrorCallback,
-  type MessageHandlerCallback,
-  type SocketLike,
-} from '../guest/dispatch/session.js';
+import { DispatchSession } from '../guest/dispatch/session.js';
+import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SocketLike } from '../guest/dispatch/types.js';
 
 /** The part of an HTTP response the backend client reads: `res.locals` as VccMiddleware sets it. */
 export interface ResponseWithLocals {

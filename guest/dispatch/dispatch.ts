@@ -2,21 +2,21 @@
  * `Platform.dispatch`: the browser client of a shard. Events between browser
  * members travel over a WebRTC mesh (peerjs) and through the server's relay
  * otherwise; the API and the guarantees are the same either way (see
- * session.ts).
+ * event-sender.ts and event-receiver.ts).
  */
 import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
 import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
-import {
-  DispatchSession,
-  type ConnectedClientsChangedHandlerCallback,
-  type ConnectionInfo,
-  type DispatchConfigurationInput,
-  type DispatchErrorCallback,
-  type MessageHandlerCallback,
-  type SocketLike,
-} from './session.js';
+import { DispatchSession } from './session.js';
+import type {
+  ConnectedClientsChangedHandlerCallback,
+  ConnectionInfo,
+  DispatchConfigurationInput,
+  DispatchErrorCallback,
+  MessageHandlerCallback,
+  SocketLike,
+} from './types.js';
 
 /** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
 export interface BrowserDispatchOptions extends PeerTransportOptions {

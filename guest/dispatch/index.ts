@@ -8,5 +8,5 @@ export type {
   DispatchErrorCallback,
   DispatchMessageMetadata,
   MessageHandlerCallback,
-} from './session.js';
+} from './types.js';
 export type { ConnectedClient, EventPayload, ShardInfo } from '../../protocol/signaling.js';
