@@ -1,6 +1,7 @@
 /** The browser Dispatch client and its parts. */
 export { BrowserDispatch, createDispatch, type BrowserDispatchOptions } from './dispatch.js';
-export { peerConnectionsCreated, type PeerTransportOptions } from './peer-transport.js';
+export { peerConnectionsCreated } from './peer-budget.js';
+export type { PeerTransportOptions } from './peer-transport.js';
 export type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
