@@ -47,6 +47,8 @@ export class ControlConnection {
   #heartbeat: ReturnType<typeof setTimeout> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
+  /** Fails the open() in progress, if any (see close). */
+  #abandonOpen: ((error: PlatformError) => void) | null = null;
 
   constructor(options: SessionOptions, host: ControlConnectionHost) {
     this.#options = options;
@@ -88,9 +90,12 @@ export class ControlConnection {
       const settle = (error: PlatformError | null, value?: T): void => {
         if (settled) return;
         settled = true;
+        if (this.#abandonOpen === abandon) this.#abandonOpen = null;
         if (error) reject(error);
         else resolve(value!);
       };
+      const abandon = (error: PlatformError): void => settle(error);
+      this.#abandonOpen = abandon;
       const finish = (answer: Promise<ServerMessage>): void => {
         answer
           .then(async (reply) => {
@@ -213,10 +218,17 @@ export class ControlConnection {
     }, delay);
   }
 
-  /** Ends the socket (without telling the host), the heartbeat and any retry. */
+  /**
+   * Ends the socket (without telling the host), the heartbeat and any retry. An open() still in
+   * progress rejects `NOT_CONNECTED`: its socket's events are no longer heard, so nothing else
+   * would settle it (a join not sent yet has no request to fail).
+   */
   close(): void {
     clearTimeout(this.#heartbeat);
     clearTimeout(this.#retryTimer);
+    const abandon = this.#abandonOpen;
+    this.#abandonOpen = null;
+    abandon?.(new PlatformError('NOT_CONNECTED', 'the connection was closed before the server answered the join'));
     const socket = this.#socket;
     this.#socket = null;
     if (socket) {
