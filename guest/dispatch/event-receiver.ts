@@ -106,7 +106,21 @@ export class EventReceiver {
     const listeners = this.#listeners.get(name);
     if (listeners === undefined) return;
     // One metadata object per event, shared by its listeners as the payload is (both are theirs to read).
-    const metadata: DispatchMessageMetadata = { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId };
+    this.#call(listeners, payload, { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId });
+  }
+
+  /**
+   * An event this client sent to itself (event-sender.ts): no order to keep (it is this client's),
+   * `latencyMs` 0, and the payload parsed from the text that left, as a remote listener gets it
+   * (a copy: the object given to emitEvent stays the caller's).
+   */
+  dispatchOwn(self: string, userId: string | null, name: string, payloadJson: string): void {
+    const listeners = this.#listeners.get(name);
+    if (listeners === undefined) return;
+    this.#call(listeners, JSON.parse(payloadJson) as EventPayload, { latencyMs: 0, clientId: self, userId });
+  }
+
+  #call(listeners: readonly MessageHandlerCallback[], payload: EventPayload, metadata: DispatchMessageMetadata): void {
     for (const callback of listeners) {
       try {
         callback(payload, metadata);

@@ -8,8 +8,12 @@
  * connection comes and goes.
  *
  * Delivery, written down: to the listed recipients (client ids or verified
- * user ids), or to every other member. A sender never receives its own event.
- * "Every other member" means every member the sender knows of when it sends
+ * user ids), or to every member. The sender hears its own event when it is
+ * one of them: a broadcast (unless `receiveOwnBroadcasts` is false), or a
+ * list that names its client id or its verified user id. It hears it from
+ * here, not from the network: once, when the event leaves (the server never
+ * sends a sender its own event), after `emitEvent` returned, with
+ * `latencyMs` 0. "Every member" means every member the sender knows of when it sends
  * (its presence list; a broadcast that goes wholly by the relay also reaches
  * any member the server has by then): a member whose join has not reached the
  * sender yet (presence is some milliseconds on its way) may miss events sent
@@ -18,8 +22,17 @@
  * onConnectedClientsChanged, which fires once the sender knows them.
  *
  * Offline: while the control socket is down (reconnecting), events wait in a
- * bounded queue (`QUEUE_FULL` beyond it) and leave exactly once, in order,
- * when the client is back.
+ * bounded queue (`maxQueuedEvents`, `QUEUE_FULL` beyond it) and leave exactly
+ * once, in order, when the client is back; `emitEvent` resolves at once.
+ *
+ * Before the first join: once `connect()` was called and until it settles,
+ * events wait the same way, at most {@link MAX_EVENTS_BEFORE_CONNECTED}
+ * (`QUEUE_FULL` beyond), and `emitEvent` settles with them: it resolves when
+ * the event leaves, and rejects with the connection's error (its code) when
+ * `connect()` fails. With no `connect()` in progress (never called, failed,
+ * or after `disconnect()`) `emitEvent` rejects `NOT_CONNECTED` at once: a
+ * promise that might never settle would hide a forgotten `connect()`, and
+ * `connect(); emitEvent(…)` needs no await between them.
  */
 import { plainDataJson } from '../../protocol/data.js';
 import { isPlatformError, PlatformError } from '../../protocol/errors.js';
@@ -38,6 +51,19 @@ export interface SenderHost {
   readonly limits: WireLimits;
   /** This client's id once joined. */
   readonly clientId: string | undefined;
+  /** This client's verified user id, or null. */
+  readonly userId: string | null;
+  /** An event this client sent to itself left: call its listeners (see the header). */
+  deliverOwn(name: string, payloadJson: string): void;
+}
+
+/** Events `emitEvent` keeps while `connect()` is in progress, before `QUEUE_FULL` (each within the payload limit: at most 4 MiB by default). */
+export const MAX_EVENTS_BEFORE_CONNECTED = 64;
+
+/** The promise of an event emitted while connecting, settled when it leaves or the connection fails. */
+interface Waiter {
+  resolve(): void;
+  reject(error: PlatformError): void;
 }
 
 /** An event waiting for the connection: its payload already checked and serialized. */
@@ -45,7 +71,12 @@ interface QueuedEvent {
   readonly name: string;
   readonly payloadJson: string;
   readonly recipients: readonly string[] | null;
-  readonly ts: number;
+  /**
+   * When it was emitted, on this client's clock: the offset to the server's is added when it
+   * leaves (before the first join there is none yet), so `latencyMs` counts the wait too.
+   */
+  readonly at: number;
+  readonly waiter: Waiter | null;
 }
 
 /**
@@ -61,6 +92,7 @@ export class EventSender {
   readonly #clock: ServerClock;
   readonly #membership: Membership;
   readonly #maxQueuedEvents: number;
+  readonly #receiveOwnBroadcasts: boolean;
   /** The mesh, while there is one (the session starts and replaces it). */
   peer: PeerTransport | null = null;
   #relay: RelayTransport | null = null;
@@ -75,14 +107,15 @@ export class EventSender {
   /** This client's own events: `maxEventsPerSecond`, bursts of twice that (as the server counts). */
   readonly #eventBucket = new TokenBucket(DEFAULT_MAX_EVENTS_PER_SECOND * 2);
 
-  constructor(host: SenderHost, clock: ServerClock, membership: Membership, maxQueuedEvents: number) {
+  constructor(host: SenderHost, clock: ServerClock, membership: Membership, options: { readonly maxQueuedEvents: number; readonly receiveOwnBroadcasts: boolean }) {
     this.#host = host;
     this.#clock = clock;
     this.#membership = membership;
-    this.#maxQueuedEvents = maxQueuedEvents;
+    this.#maxQueuedEvents = options.maxQueuedEvents;
+    this.#receiveOwnBroadcasts = options.receiveOwnBroadcasts;
   }
 
-  /** `emitEvent`: to `recipients` (client ids or user ids) or to every other member. */
+  /** `emitEvent`: to `recipients` (client ids or user ids) or to every member (see the header for the sender itself). */
   emit(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
     try {
       if (eventName !== this.#checkedEventName) {
@@ -115,16 +148,9 @@ export class EventSender {
       if (!this.#eventBucket.take(now, limits.maxEventsPerSecond, limits.maxEventsPerSecond * 2)) {
         throw new PlatformError('RATE_LIMITED', `more than ${limits.maxEventsPerSecond} events per second`);
       }
+      if (state !== 'connected') return this.#enqueue(eventName, payloadJson, list, now + this.#clock.skew, state === 'connecting');
       // Send time on the server-synced clock (serverNow() at `now`): receivers subtract it from theirs.
-      const ts = now + this.#clock.skew + this.#clock.offset;
-      if (state !== 'connected') {
-        if (this.#queue.length >= this.#maxQueuedEvents) {
-          throw new PlatformError('QUEUE_FULL', `${this.#queue.length} events already wait for the connection; this one was not sent`);
-        }
-        this.#queue.push({ name: eventName, payloadJson, recipients: list, ts });
-        return SENT;
-      }
-      this.#send(eventName, payloadJson, list, ts);
+      this.#send(eventName, payloadJson, list, now + this.#clock.skew + this.#clock.offset);
       return SENT;
     } catch (error) {
       return Promise.reject(error);
@@ -144,7 +170,25 @@ export class EventSender {
 
   /** Events queued while offline leave now, once, in order. */
   flushQueue(): void {
-    for (const item of this.#queue.splice(0)) this.#send(item.name, item.payloadJson, item.recipients, item.ts);
+    const offset = this.#clock.offset;
+    for (const item of this.#queue.splice(0)) {
+      this.#send(item.name, item.payloadJson, item.recipients, item.at + offset);
+      item.waiter?.resolve();
+    }
+  }
+
+  /**
+   * `connect()` failed (or `disconnect()` came first): the events emitted while it was in progress
+   * reject with `error` and are dropped. Those queued while reconnecting, whose promises have
+   * resolved, stay for the next connection.
+   */
+  failWaiting(error: PlatformError): void {
+    if (!this.#queue.some((item) => item.waiter !== null)) return;
+    const kept = this.#queue.filter((item) => item.waiter === null);
+    const failed = this.#queue.filter((item) => item.waiter !== null);
+    this.#queue.length = 0;
+    this.#queue.push(...kept);
+    for (const item of failed) item.waiter!.reject(error);
   }
 
   /** The socket dropped: the relay's kept frames wait for the next connection (see useRelay). */
@@ -180,15 +224,40 @@ export class EventSender {
     this.#lastSentTo.clear();
   }
 
-  /** Drops the events waiting for the connection (disconnect). */
-  clearQueue(): void {
+  /** Drops the events waiting for the connection (disconnect); those emitted while connecting reject with `error`. */
+  clearQueue(error: PlatformError): void {
+    this.failWaiting(error);
     if (this.#queue.length > 0) this.#queue.length = 0;
+  }
+
+  /** Queues an event until the connection; `connecting`: before the first join (see the header). */
+  #enqueue(name: string, payloadJson: string, recipients: readonly string[] | null, at: number, connecting: boolean): Promise<void> {
+    const limit = connecting ? Math.min(MAX_EVENTS_BEFORE_CONNECTED, this.#maxQueuedEvents) : this.#maxQueuedEvents;
+    if (this.#queue.length >= limit) {
+      throw new PlatformError('QUEUE_FULL', `${this.#queue.length} events already wait for the connection; this one was not sent`);
+    }
+    if (!connecting) {
+      this.#queue.push({ name, payloadJson, recipients, at, waiter: null });
+      return SENT;
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ name, payloadJson, recipients, at, waiter: { resolve, reject } });
+    });
+  }
+
+  /** Whether the sender is among the recipients of its own event (see the header). */
+  #toSelf(recipients: readonly string[] | null): boolean {
+    if (recipients === null) return this.#receiveOwnBroadcasts;
+    const self = this.#host.clientId;
+    const userId = this.#host.userId;
+    return (self !== undefined && recipients.includes(self)) || (userId !== null && recipients.includes(userId));
   }
 
   #send(name: string, payloadJson: string, recipients: readonly string[] | null, ts: number): void {
     const relay = this.#relay;
     if (!relay) return;
     const seq = ++this.#seq;
+    if (this.#toSelf(recipients)) this.#host.deliverOwn(name, payloadJson);
     // Serialized once for every path and recipient; each path only wraps it.
     const body = eventFrameBody(seq, name, payloadJson, ts);
     const peer = this.peer;

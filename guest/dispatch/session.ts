@@ -103,8 +103,21 @@ export class DispatchSession {
       get clientId(): string | undefined {
         return session.#info?.clientId;
       },
+      get userId(): string | null {
+        return session.#userId;
+      },
+      deliverOwn(name: string, payloadJson: string): void {
+        const self = session.#info?.clientId;
+        if (self === undefined) return;
+        const userId = session.#userId;
+        // After emitEvent returned (as an event from the network comes), before its promise's reactions.
+        queueMicrotask(() => session.#receiver.dispatchOwn(self, userId, name, payloadJson));
+      },
     };
-    this.#sender = new EventSender(host, this.#clock, this.#membership, options.maxQueuedEvents ?? 1_000);
+    this.#sender = new EventSender(host, this.#clock, this.#membership, {
+      maxQueuedEvents: options.maxQueuedEvents ?? 1_000,
+      receiveOwnBroadcasts: options.receiveOwnBroadcasts ?? true,
+    });
   }
 
   /** The server URL in use (or tried next). */
@@ -129,6 +142,8 @@ export class DispatchSession {
       (error: unknown) => {
         this.#teardown();
         this.#state = 'idle';
+        // Events emitted meanwhile fail with it (event-sender.ts, "Before the first join").
+        this.#sender.failWaiting(isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error)));
         throw error;
       },
     );
@@ -145,13 +160,17 @@ export class DispatchSession {
     this.#state = 'closed';
     this.#teardown();
     this.#connection.failPending(new PlatformError('NOT_CONNECTED', 'disconnected'));
-    this.#sender.clearQueue();
+    this.#sender.clearQueue(new PlatformError('NOT_CONNECTED', 'disconnected before the event was sent'));
     this.#membership.clear();
     this.#info = null;
     this.#connecting = null;
   }
 
-  /** Emits an event to `recipients` (client ids or user ids) or to every other member. */
+  /**
+   * Emits an event to `recipients` (client ids or user ids) or to every member, this client
+   * included unless `receiveOwnBroadcasts` is false; while `connect()` is in progress it waits for
+   * the connection (event-sender.ts says how, and what a failure does).
+   */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
     return this.#sender.emit(eventName, payload, recipients);
   }

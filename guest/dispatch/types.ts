@@ -81,8 +81,15 @@ export interface SessionOptions {
   readonly reconnectInitialDelayMs?: number;
   /** Cap of the reconnection delay. Default 30,000. */
   readonly reconnectMaxDelayMs?: number;
-  /** Events kept while offline before `QUEUE_FULL`. Default 1,000. */
+  /** Events kept while offline before `QUEUE_FULL`. Default 1,000 (64 while the first `connect()` is in progress). */
   readonly maxQueuedEvents?: number;
+  /**
+   * Whether this client's listeners hear its own broadcasts (events emitted with no recipients),
+   * delivered locally with `latencyMs` 0. Default true, as the spec's "all clients on the current
+   * shard" says. An event with recipients reaches this client only when they name it (its client
+   * id or its verified user id), whatever this says.
+   */
+  readonly receiveOwnBroadcasts?: boolean;
   /** A request without an answer fails with `CALL_TIMEOUT` after this. Default 10,000. */
   readonly requestTimeoutMs?: number;
   /** Test hook: added to this client's clock, to show that clock sync cancels it. Default 0. */
