@@ -131,7 +131,7 @@ export class EventReceiver {
     }
   }
 
-  /** Forgets every sender (a new connection: senders' order starts again with what they send now). */
+  /** Forgets every sender and what is held back of them (the session is torn down). */
   clear(): void {
     for (const inbound of this.#inbound.values()) clearTimeout(inbound.timer);
     this.#inbound.clear();

@@ -13,19 +13,19 @@
  * list that names its client id or its verified user id. It hears it from
  * here, not from the network: once, when the event leaves (the server never
  * sends a sender its own event), after `emitEvent` returned, with
- * `latencyMs` 0. "Every member" means every member the sender knows of when it sends
- * (its presence list; a broadcast that goes wholly by the relay also reaches
- * any member the server has by then): a member whose join has not reached the
- * sender yet (presence is some milliseconds on its way) may miss events sent
- * meanwhile. The mesh cannot do better without sending every event through
- * the server too; apps hand newcomers the state from
+ * `latencyMs` 0. "Every member" means every member the sender knows of when
+ * it sends (its presence list; a broadcast that goes wholly by the relay also
+ * reaches any member the server has by then): a member whose join has not
+ * reached the sender yet (presence is some milliseconds on its way) may miss
+ * events sent meanwhile. The mesh cannot do better without sending every
+ * event through the server too; apps hand newcomers the state from
  * onConnectedClientsChanged, which fires once the sender knows them.
  *
  * Offline: while the control socket is down (reconnecting), events wait in a
  * bounded queue (`maxQueuedEvents`, `QUEUE_FULL` beyond it) and leave exactly
  * once, in order, when the client is back; `emitEvent` resolves at once.
  *
- * Before the first join: once `connect()` was called and until it settles,
+ * While `connect()` is in progress: from the call until it settles,
  * events wait the same way, at most {@link MAX_EVENTS_BEFORE_CONNECTED}
  * (`QUEUE_FULL` beyond), and `emitEvent` settles with them: it resolves when
  * the event leaves, and rejects with the connection's error (its code) when
@@ -230,7 +230,7 @@ export class EventSender {
     if (this.#queue.length > 0) this.#queue.length = 0;
   }
 
-  /** Queues an event until the connection; `connecting`: before the first join (see the header). */
+  /** Queues an event until the connection; `connecting`: while `connect()` is in progress (see the header). */
   #enqueue(name: string, payloadJson: string, recipients: readonly string[] | null, at: number, connecting: boolean): Promise<void> {
     const limit = connecting ? Math.min(MAX_EVENTS_BEFORE_CONNECTED, this.#maxQueuedEvents) : this.#maxQueuedEvents;
     if (this.#queue.length >= limit) {

@@ -142,7 +142,7 @@ export class DispatchSession {
       (error: unknown) => {
         this.#teardown();
         this.#state = 'idle';
-        // Events emitted meanwhile fail with it (event-sender.ts, "Before the first join").
+        // Events emitted meanwhile fail with it (event-sender.ts, "While connect() is in progress").
         this.#sender.failWaiting(isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error)));
         throw error;
       },
