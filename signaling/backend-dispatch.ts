@@ -6,14 +6,8 @@
 import { WebSocket } from 'ws';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, type ConnectedClient, type EventPayload, type ShardInfo } from '../protocol/signaling.js';
-import {
-  DispatchSession,
-  type ConnectionInfo,
-  type DispatchConfigurationInput,
-  type DispatchErrorCallback,
-  type MessageHandlerCallback,
-  type SocketLike,
-} from '../guest/dispatch/session.js';
+import { DispatchSession } from '../guest/dispatch/session.js';
+import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SocketLike } from '../guest/dispatch/types.js';
 
 /** The part of an HTTP response the backend client reads: `res.locals` as VccMiddleware sets it. */
 export interface ResponseWithLocals {
@@ -36,8 +30,14 @@ export interface BackendConfigurationInput {
    * (one URL, or several separated by commas).
    */
   readonly url?: string | readonly string[];
-  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000. */
+  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000 (64 while the first `connect()` is in progress). */
   readonly maxQueuedEvents?: number;
+  /**
+   * Whether this client's `on` listeners hear its own broadcasts (`emitEvent` with no recipients),
+   * delivered locally, once, with `latencyMs` 0. Default true, as on the browser. An event with
+   * recipients reaches the sender only when they name it, whatever this says.
+   */
+  readonly receiveOwnBroadcasts?: boolean;
   /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
   readonly reconnectInitialDelayMs?: number;
   /** Test hook: skews this client's clock to show that clock sync cancels it. */
@@ -89,6 +89,7 @@ export class Dispatch {
       // A backend's join carries its project token, so it never rides in the handshake (protocols stay empty).
       createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
       ...(configuration.maxQueuedEvents !== undefined ? { maxQueuedEvents: configuration.maxQueuedEvents } : {}),
+      ...(configuration.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: configuration.receiveOwnBroadcasts } : {}),
       ...(configuration.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: configuration.reconnectInitialDelayMs } : {}),
       ...(configuration.clockSkewMs !== undefined ? { clockSkewMs: configuration.clockSkewMs } : {}),
     });
@@ -102,7 +103,12 @@ export class Dispatch {
   disconnect(): Promise<void> {
     return this.#session.disconnect();
   }
-  /** Emits an event to the recipients (client ids or user ids), or to every other member. */
+  /**
+   * Emits an event to the recipients (client ids or user ids), or to every member of the shard,
+   * this client's own listeners included unless `receiveOwnBroadcasts` is false. While `connect()`
+   * is in progress it waits for the connection (at most 64, then `QUEUE_FULL`) and rejects with the
+   * connection's error if that fails; with no `connect()` in progress it rejects `NOT_CONNECTED`.
+   */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
     return this.#session.emitEvent(eventName, payload, recipients);
   }

@@ -47,7 +47,7 @@ export type {
   MessageHandlerCallback,
   ConnectedClientsChangedHandlerCallback,
   DispatchErrorCallback,
-} from '../guest/dispatch/session.js';
+} from '../guest/dispatch/types.js';
 export type { ConnectedClient, EventPayload, ShardInfo } from '../protocol/signaling.js';
 export { Keystore, type KeystoreOptions, type UploadedFile } from './keystore.js';
 export { VccMiddleware, VCC_PUBLIC_KEY_ENV, type NodeMiddleware, type PlatformLocals, type VccMiddlewareOptions } from './vcc-middleware.js';

@@ -2,21 +2,21 @@
  * `Platform.dispatch`: the browser client of a shard. Events between browser
  * members travel over a WebRTC mesh (peerjs) and through the server's relay
  * otherwise; the API and the guarantees are the same either way (see
- * session.ts).
+ * event-sender.ts and event-receiver.ts).
  */
 import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
 import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
-import {
-  DispatchSession,
-  type ConnectedClientsChangedHandlerCallback,
-  type ConnectionInfo,
-  type DispatchConfigurationInput,
-  type DispatchErrorCallback,
-  type MessageHandlerCallback,
-  type SocketLike,
-} from './session.js';
+import { DispatchSession } from './session.js';
+import type {
+  ConnectedClientsChangedHandlerCallback,
+  ConnectionInfo,
+  DispatchConfigurationInput,
+  DispatchErrorCallback,
+  MessageHandlerCallback,
+  SocketLike,
+} from './types.js';
 
 /** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
 export interface BrowserDispatchOptions extends PeerTransportOptions {
@@ -32,8 +32,16 @@ export interface BrowserDispatchOptions extends PeerTransportOptions {
   readonly projectId?: string;
   /** Use the WebRTC mesh. Default true; false relays every event. */
   readonly mesh?: boolean;
-  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000. */
+  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000 (64 while the first `connect()` is in progress). */
   readonly maxQueuedEvents?: number;
+  /**
+   * Whether this client's `on` listeners hear its own broadcasts (`emitEvent` with no recipients),
+   * delivered locally, once, with `latencyMs` 0 and its own `clientId`. Default true: a broadcast
+   * goes "to all clients on the current shard", the sender too (a chat shows its own message).
+   * False leaves the sender out. An event with recipients reaches the sender only when they name
+   * it (its client id or verified user id), whatever this says.
+   */
+  readonly receiveOwnBroadcasts?: boolean;
   /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
   readonly reconnectInitialDelayMs?: number;
   /** Test hook: skews this client's clock to show that clock sync cancels it. */
@@ -96,7 +104,14 @@ export class BrowserDispatch {
     await this.#session?.disconnect();
   }
 
-  /** Emits an event to the recipients (client ids or user ids), or to every other member (never to the sender). */
+  /**
+   * Emits an event to the recipients (client ids or user ids), or to every member of the shard.
+   * The sender's own listeners hear a broadcast too (unless `receiveOwnBroadcasts` is false), and
+   * an event whose recipients name it. Called while `connect()` is in progress, the event waits for
+   * the connection (at most 64, then `QUEUE_FULL`): the promise resolves when it is sent and rejects
+   * with the connection's error if `connect()` fails. Before any `connect()` (or after
+   * `disconnect()`) it rejects `NOT_CONNECTED`.
+   */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
     if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
     return this.#session.emitEvent(eventName, payload, recipients);
@@ -194,6 +209,7 @@ export class BrowserDispatch {
       createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
       ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
       ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
+      ...(options.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: options.receiveOwnBroadcasts } : {}),
       ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),
       ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
     });

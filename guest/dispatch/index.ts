@@ -1,6 +1,7 @@
 /** The browser Dispatch client and its parts. */
 export { BrowserDispatch, createDispatch, type BrowserDispatchOptions } from './dispatch.js';
-export { peerConnectionsCreated, type PeerTransportOptions } from './peer-transport.js';
+export { peerConnectionsCreated } from './peer-budget.js';
+export type { PeerTransportOptions } from './peer-transport.js';
 export type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
@@ -8,5 +9,5 @@ export type {
   DispatchErrorCallback,
   DispatchMessageMetadata,
   MessageHandlerCallback,
-} from './session.js';
+} from './types.js';
 export type { ConnectedClient, EventPayload, ShardInfo } from '../../protocol/signaling.js';

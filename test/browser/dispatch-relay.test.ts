@@ -29,7 +29,11 @@ describe('Platform.dispatch: relay path, presence, identity, shards', function (
     expect(atB.meta.clientId).to.equal(infoA.clientId);
     expect(atB.meta.latencyMs).to.be.within(0, 50);
     await sleep(100);
-    expect(a.events('hello')).to.have.length(0); // a sender does not receive its own broadcast
+    // A sender hears its own broadcast too (issue 16: "to all clients on the current shard"), once,
+    // from its own client: latencyMs 0, its own client id.
+    expect(a.events('hello')).to.have.length(1);
+    expect(a.events('hello')[0]!.payload).to.deep.equal({ from: 'a', n: 1 });
+    expect(a.events('hello')[0]!.meta).to.deep.equal({ latencyMs: 0, clientId: infoA.clientId, userId: null });
 
     // The backend targets B by client id: A hears nothing.
     await a.command('on', 'direct');

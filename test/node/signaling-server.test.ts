@@ -221,7 +221,9 @@ describe('signaling server: presence, identity and delivery', () => {
   });
 
   it('broadcasts to every other member, never to the sender, in order and without duplicates', async () => {
-    const clients = [backend(server), backend(server), backend(server)];
+    // The sender opts out of hearing its own broadcasts (which its client delivers locally, not the
+    // server; dispatch-delivery.test.ts): what it hears here is only what the server sends it.
+    const clients = [backend(server, { receiveOwnBroadcasts: false }), backend(server), backend(server)];
     for (const client of clients) await client.connect({ shardName: 'order' });
     const received = clients.map(() => [] as number[]);
     clients.forEach((client, index) => client.on('n', (payload) => received[index]!.push(payload['i'] as number)));

@@ -14,6 +14,9 @@ import { joinFeed } from '../shared/feed.js';
 
 const remix = new InstantRemixing();
 const dispatch = Platform.dispatch;
+// This board draws its own strokes and cursor as the pointer moves; its broadcasts coming back
+// to it (the default) would draw them twice and show its own cursor as a remote one.
+dispatch.configure({ receiveOwnBroadcasts: false });
 const $ = <T extends Element>(selector: string): T => document.querySelector<T>(selector)!;
 const canvas = $<HTMLCanvasElement>('canvas');
 const context = canvas.getContext('2d')!;

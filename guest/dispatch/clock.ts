@@ -1,0 +1,61 @@
+/**
+ * The server-synced clock of one client: its local clock (with the test
+ * skew) and the offset to the server's, estimated NTP-style from ping/pong
+ * round trips. Apart from the connection because it only needs a way to
+ * ping, and from the sender and receiver, which only read it (`ts` on send,
+ * `latencyMs` on receive).
+ */
+import { preciseNow, type ServerMessage } from '../../protocol/signaling.js';
+
+/** Round trips measured when a client first joins (three when it resumes). */
+export const CLOCK_SAMPLES_AT_CONNECT = 5;
+/** The most recent samples kept; the one with the smallest round trip wins. */
+const CLOCK_WINDOW = 8;
+
+/** Sends `{type:'ping', c}` and waits for its answer (`pong` with `c` and the server's `s`). */
+export type Ping = (c: number, timeoutMs: number) => Promise<ServerMessage>;
+
+/** One client's clock. */
+export class ServerClock {
+  /** The test skew of this client's clock (SessionOptions.clockSkewMs), read on every clock read. */
+  readonly skew: number;
+  /** Server time minus local time (with the skew), in ms. */
+  offset = 0;
+  #samples: { rtt: number; offset: number }[] = [];
+
+  constructor(skewMs: number) {
+    this.skew = skewMs;
+  }
+
+  /** This client's local clock (with the test skew). */
+  now(): number {
+    return preciseNow() + this.skew;
+  }
+
+  /** The server-synced clock, in ms since the epoch. */
+  serverNow(): number {
+    return preciseNow() + this.skew + this.offset;
+  }
+
+  /** A first guess from the server's time in `joined` (`s`); the samples taken so far are forgotten. */
+  restart(serverTime: number): void {
+    this.offset = serverTime - this.now();
+    this.#samples = [];
+  }
+
+  /** NTP-style: offset = server time − midpoint of the round trip; the sample with the smallest round trip wins. */
+  async sync(ping: Ping, samples: number, timeoutMs = 5_000): Promise<void> {
+    for (let i = 0; i < samples; i++) {
+      const c = this.now();
+      const reply = await ping(c, timeoutMs);
+      const end = this.now();
+      if (reply.type !== 'pong') continue;
+      const rtt = end - reply.c;
+      this.#samples.push({ rtt, offset: reply.s - (reply.c + end) / 2 });
+      if (this.#samples.length > CLOCK_WINDOW) this.#samples.shift();
+    }
+    let best = this.#samples[0];
+    for (const sample of this.#samples) if (best === undefined || sample.rtt < best.rtt) best = sample;
+    if (best) this.offset = best.offset;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The shapes of Dispatch that callers see (the spec's ConnectionInfo,
+ * DispatchConfigurationInput, metadata and callbacks) and the session's own
+ * options. Apart so that every piece of the client (the session, the control
+ * connection, the sender, the receiver) and both entry points (the browser's
+ * Platform.dispatch, the backend's PlatformBackend.Dispatch) share one
+ * definition without importing the session itself.
+ */
+import type { PlatformError } from '../../protocol/errors.js';
+import type { ConnectedClient, EventPayload } from '../../protocol/signaling.js';
+import type { PeerTransportFactory } from './transport.js';
+
+/** What `connect` returns (spec: ConnectionInfo). */
+export interface ConnectionInfo {
+  /** Id of this client in its shard. */
+  readonly clientId: string;
+  /** The shard this client is in. */
+  readonly shardName: string;
+}
+
+/** The argument of `connect` (spec: DispatchConfigurationInput). */
+export interface DispatchConfigurationInput {
+  /** Short-lived user token (from the identity service) identifying this client. */
+  readonly authorization?: string;
+  /** Capacity of a shard this client opens or joins. Default 100. */
+  readonly maxConnectionsPerShard?: number;
+  /** A shard to join by name; without it the server places the client. */
+  readonly shardName?: string;
+}
+
+/** Metadata of a received event (spec: DispatchMessageMetadata, plus the sender). */
+export interface DispatchMessageMetadata {
+  /** One-way latency in ms: send time to receive time on the server-synced clock. */
+  readonly latencyMs: number;
+  /** The sender's client id. */
+  readonly clientId: string;
+  /** The sender's verified user id, or null when it is not identified. */
+  readonly userId: string | null;
+}
+
+/** Callback of `on` (spec: MessageHandlerCallback). */
+export type MessageHandlerCallback = (payload: EventPayload, metadata: DispatchMessageMetadata) => void;
+/** Callback of `onConnectedClientsChanged` (spec: ConnectedClientsChangedHandlerCallback). */
+export type ConnectedClientsChangedHandlerCallback = (connectedClients: readonly ConnectedClient[]) => void;
+/** Callback for errors that no promise can carry (a relayed event refused, a reconnection given up). */
+export type DispatchErrorCallback = (error: PlatformError) => void;
+
+/** The smallest WebSocket both the browser's and `ws`'s satisfy. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+/** Options of a session. */
+export interface SessionOptions {
+  /**
+   * `ws(s)://host:port/dispatch`, or several: the nodes of one server (Redis
+   * scale-out). The first is used first; each reconnection attempt moves to
+   * the next one (after the jittered delay), so the clients of a node that
+   * died spread over the others and keep their ids within the grace period.
+   */
+  readonly url: string | readonly string[];
+  readonly projectId: string;
+  /** Backend clients only. */
+  readonly projectToken?: string;
+  readonly kind: 'browser' | 'backend';
+  /**
+   * Opens a WebSocket. `protocols`, when given, carry the join in the
+   * handshake (v2, one round trip): pass them on as the WebSocket
+   * constructor's second argument.
+   */
+  readonly createSocket: (url: string, protocols?: readonly string[]) => SocketLike;
+  /** Browser clients: the mesh. */
+  readonly peerTransport?: PeerTransportFactory;
+  /** First reconnection delay; doubles per attempt with jitter up to `reconnectMaxDelayMs`. Default 250. */
+  readonly reconnectInitialDelayMs?: number;
+  /** Cap of the reconnection delay. Default 30,000. */
+  readonly reconnectMaxDelayMs?: number;
+  /** Events kept while offline before `QUEUE_FULL`. Default 1,000 (64 while the first `connect()` is in progress). */
+  readonly maxQueuedEvents?: number;
+  /**
+   * Whether this client's listeners hear its own broadcasts (events emitted with no recipients),
+   * delivered locally with `latencyMs` 0. Default true, as the spec's "all clients on the current
+   * shard" says. An event with recipients reaches this client only when they name it (its client
+   * id or its verified user id), whatever this says.
+   */
+  readonly receiveOwnBroadcasts?: boolean;
+  /** A request without an answer fails with `CALL_TIMEOUT` after this. Default 10,000. */
+  readonly requestTimeoutMs?: number;
+  /** Test hook: added to this client's clock, to show that clock sync cancels it. Default 0. */
+  readonly clockSkewMs?: number;
+}
+
+/** Where a session stands. */
+export type SessionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
