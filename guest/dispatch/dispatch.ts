@@ -152,7 +152,7 @@ export class BrowserDispatch {
    * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
    * the last of them. A member is always listed before its first event arrives.
    */
-  onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
+  onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void): () => void {
     return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback));
   }
 

@@ -53,7 +53,8 @@ export class Membership {
     const clients = this.connectedClients;
     for (const callback of [...this.#listeners]) {
       try {
-        callback(clients);
+        // Each listener gets its own array (the spec's type is a plain array): one that sorts it cannot reorder the next one's.
+        callback([...clients]);
       } catch (error) {
         console.error('platform-kit: a presence listener threw', error);
       }

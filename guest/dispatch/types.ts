@@ -41,7 +41,7 @@ export interface DispatchMessageMetadata {
 /** Callback of `on` (spec: MessageHandlerCallback). */
 export type MessageHandlerCallback = (payload: EventPayload, metadata: DispatchMessageMetadata) => void;
 /** Callback of `onConnectedClientsChanged` (spec: ConnectedClientsChangedHandlerCallback). */
-export type ConnectedClientsChangedHandlerCallback = (connectedClients: readonly ConnectedClient[]) => void;
+export type ConnectedClientsChangedHandlerCallback = (connectedClients: ConnectedClient[]) => void;
 /** Callback for errors that no promise can carry (a relayed event refused, a reconnection given up). */
 export type DispatchErrorCallback = (error: PlatformError) => void;
 

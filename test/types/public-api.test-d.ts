@@ -2,7 +2,7 @@
 // Each @ts-expect-error must stay an error: if the types loosen, tsc fails.
 import { InstantRemixing, PlatformError, getViewingContext, type EditorAttributes, type ErrorCode, type ViewingContext } from 'platform-kit/guest';
 import { RemixSession, TemplateFrame, type PresentControlEvent } from 'platform-kit/host';
-import { Platform, type IdentityTokenResult } from 'platform-kit/guest';
+import { Platform, type ConnectedClient, type IdentityTokenResult } from 'platform-kit/guest';
 import { PlatformBackend, type SignalingServerOptions } from 'platform-kit/signaling';
 
 declare const frame: TemplateFrame;
@@ -52,6 +52,9 @@ const editorType: 'full' | 'instant' | undefined = remix.editorAttributes.type;
 // @ts-expect-error read-only
 remix.isRemixing = true;
 remix.onError((error: PlatformError, method: string) => void [error.code, method]);
+// onConnectedClientsChanged((clients: ConnectedClient[]) => …) as the spec writes it: a plain array, each listener its own.
+const unsubscribePresence: () => void = Platform.dispatch.onConnectedClientsChanged((clients: ConnectedClient[]) => void clients.sort((a, b) => a.connectedAt - b.connectedAt));
+unsubscribePresence();
 
 // Contexts are a closed set too.
 const context: ViewingContext = getViewingContext();
