@@ -183,23 +183,36 @@ const JOIN_ROOM_ACK = Buffer.from([JOIN_ROOM]);
  * promise at JOIN_ROOM, half a round trip earlier, with no member list yet).
  */
 function colyseusProtocol(port: number): ClientProtocol {
-  const agent = new Agent({ keepAlive: true });
-  function reserve(): Promise<{ room: { processId: string; roomId: string }; sessionId: string }> {
+  // As Node's global agent (keep-alive, LIFO, 5 s), a little under the server's 5 s keep-alive timeout.
+  const agent = new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 });
+  type Seat = { room: { processId: string; roomId: string }; sessionId: string };
+  async function reserve(): Promise<Seat> {
+    try {
+      return await post(agent);
+    } catch (error) {
+      // A kept-alive socket the server closed as the request left on it: retry on a new connection,
+      // as Node's documentation advises (the server closes sockets idle for 5 s; a lane's socket idles
+      // while its WebSocket joins, which can take that long on a loaded machine).
+      if ((error as { reused?: boolean }).reused !== true) throw error;
+      return post(false);
+    }
+  }
+  function post(via: Agent | false): Promise<Seat> {
     return new Promise((resolve, reject) => {
       const body = '{}';
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/matchmake/joinOrCreate/room', agent, headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+        { host: '127.0.0.1', port, method: 'POST', path: '/matchmake/joinOrCreate/room', agent: via, headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
         (response) => {
           let text = '';
           response.setEncoding('utf8');
           response.on('data', (chunk: string) => (text += chunk));
           response.on('end', () => {
             if (response.statusCode !== 200) reject(new Error(`matchmake answered ${response.statusCode}: ${text}`));
-            else resolve(JSON.parse(text) as { room: { processId: string; roomId: string }; sessionId: string });
+            else resolve(JSON.parse(text) as Seat);
           });
         },
       );
-      req.once('error', reject);
+      req.once('error', (error) => reject(Object.assign(error, { reused: req.reusedSocket })));
       req.end(body);
     });
   }
@@ -286,7 +299,8 @@ export async function runTurn(kind: ServerKind, clients: number, inFlight: numbe
     };
   } finally {
     protocol.close();
-    child.kill();
+    // SIGKILL: Colyseus (and @pm2/io) catch SIGTERM for a graceful shutdown that waits on its rooms.
+    child.kill('SIGKILL');
   }
 }
 
