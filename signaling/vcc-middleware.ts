@@ -213,7 +213,8 @@ function record<T>(): { [key: string]: T } {
 async function buildOnce(root: string, env: Env): Promise<BuiltCustomization> {
   const outDir = await mkdtemp(join(tmpdir(), 'platform-vcc-middleware-'));
   try {
-    const result = await createCustomizationBuilder({ root, outDir, env }).build();
+    // Reads the template, writes only into its own temporary folder: a backend leaves the template's files alone (no platform-env.d.ts).
+    const result = await createCustomizationBuilder({ root, outDir, env, envTypes: false }).build();
     for (const problem of result.problems) console.warn(`platform-kit: VccMiddleware: ${formatProblem(problem)}`);
     return result.customization;
   } finally {

@@ -3,6 +3,7 @@
 // forged, unsigned, expired and misaddressed headers ignored, process.env untouched.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -115,6 +116,8 @@ describe(`VccMiddleware with ${expressName}`, () => {
       }
     }
     assert.equal(JSON.stringify(Object.entries(process.env).filter(([name]) => name.startsWith('PLATFORM_'))), envBefore);
+    // Nor the template's files: the build it made went to a temporary folder, and no platform-env.d.ts appeared.
+    assert.deepEqual((await readdir(template.root)).filter((name) => name !== 'package.json').sort(), ['.platform']);
   });
 
   it('ignores forged, unsigned, tampered, expired and misaddressed headers', async () => {
