@@ -8,11 +8,16 @@
  *
  *   node --import tsx demo/build.ts [outDir]
  */
-import { resolve } from 'node:path';
+import { copyFile, readdir } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { buildTemplateCustomizations } from './server.js';
-import { buildInputs, DEFAULT_DIST_DIR, demoViteConfig } from './vite-config.js';
+import { DEMO_TEMPLATES } from './catalog.js';
+import { buildInputs, DEFAULT_DIST_DIR, DEMO_DIR, demoViteConfig } from './vite-config.js';
+
+/** Files a template names only in its values (`card.photo`: `/templates/greeting/balloons.svg`), which no bundler sees: copied as they are. */
+const STATIC_EXTENSIONS = new Set(['.svg', '.png', '.jpg', '.jpeg', '.webp', '.gif', '.wav', '.mp3', '.ogg']);
 
 /** Options of {@link buildDemo}. */
 export interface BuildDemoOptions {
@@ -39,6 +44,12 @@ export async function buildDemo(options: BuildDemoOptions = {}): Promise<string>
       rollupOptions: { input: buildInputs() },
     },
   });
+  for (const template of DEMO_TEMPLATES) {
+    const folder = join(DEMO_DIR, 'templates', template.id);
+    for (const file of await readdir(folder)) {
+      if (STATIC_EXTENSIONS.has(extname(file).toLowerCase())) await copyFile(join(folder, file), join(outDir, 'templates', template.id, file));
+    }
+  }
   return outDir;
 }
 
