@@ -118,7 +118,11 @@ export class FeedController {
     });
     const hooks: LiveFrameHooks = {
       isLive,
-      loaded: () => this.#playback.reconcile(),
+      loaded: (live) => {
+        this.#playback.reconcile();
+        // The window waits for the current template's load before it preloads neighbours (FeedWindow.schedule).
+        if (live.index === this.#index && this.#window.holds(live)) this.#window.schedule();
+      },
       loadTimedOut: (live) => this.#skip(live),
       unframeable: (live) => emit('unframeable', { index: live.index, url: live.src }),
       unlinked: (live, error) => emit('error', { index: live.index, error }),

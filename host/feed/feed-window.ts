@@ -2,8 +2,8 @@
  * The window of live frames: the feed's entries (every item given, with
  * what its frame loads and whether it was skipped) and the at most three
  * items that have a live template (current, previous, next). Neighbours
- * are made as soon as they are in the window, so they load before they come
- * into view; an item that leaves it is destroyed. Apart from the controller
+ * are made once the current template has loaded, so they load before they
+ * come into view; an item that leaves it is destroyed. Apart from the controller
  * because which frames exist, and when they are made, is its own rule
  * (preloading waits for the current template's play; see {@link schedule}).
  */
@@ -123,8 +123,12 @@ export class FeedWindow {
    * process and main thread, so a neighbour starting to load (or one being
    * torn down) right at a swipe's end delays the pause and play the user is
    * waiting for by tens of milliseconds. So it waits until the current
-   * template acknowledged its play, or it is clear none is coming
-   * (loading, hidden tab), at most {@link WINDOW_WAIT_MS}.
+   * template acknowledged its play, or it is clear none is coming (hidden
+   * tab), at most {@link WINDOW_WAIT_MS}. A current template still loading
+   * is waited for until it loads (the feed calls this again then) or is
+   * skipped, not a fixed time: at the feed's start, neighbours made at
+   * 300 ms loaded in the same renderer process as the first template while
+   * it was still loading, and it was shown later (issue 18).
    */
   schedule(): void {
     this.#due = true;
@@ -134,6 +138,7 @@ export class FeedWindow {
       return;
     }
     clearTimeout(this.#timer);
+    if (current.status === 'loading') return;
     this.#timer = setTimeout(() => this.update(), WINDOW_WAIT_MS);
   }
 

@@ -47,6 +47,20 @@ describe('feed: focus, playback and the live window', function () {
     expect(controller.liveIndices).to.deep.equal([0, 1]);
   });
 
+  it('preloads no neighbour while the first template is still loading, even past 300 ms (issue 18)', async () => {
+    // A neighbour made while the first template loads shares its renderer process and main thread (one site):
+    // the feed waits for the first one's load, however long it takes, not a fixed 300 ms.
+    const items: FeedItem[] = [{ url: feedFixtureUrl('template', { tag: 'first', loadDelayMs: 700 }), id: 'first' }, ...templateItems(3)];
+    const feed = mount({ items });
+    const { controller } = feed;
+    await sleep(500);
+    expect(controller.statusAt(0)).to.equal('loading');
+    expect(controller.liveIndices).to.deep.equal([0]);
+    await reports.waitFor('playback', 'first');
+    await waitUntil(() => controller.liveIndices.join() === '0,1', 'the neighbour preloaded once the first one loaded');
+    await reports.waitFor('load-called', 't0');
+  });
+
   it('keeps at most 3 live iframes, preloads both neighbours and moves focus with next/previous', async () => {
     const feed = mount({ items: templateItems(6) });
     const { controller } = feed;
