@@ -119,6 +119,7 @@ export class FeedController {
     const hooks: LiveFrameHooks = {
       isLive,
       loaded: (live) => {
+        this.#window.loaded(live);
         this.#playback.reconcile();
         // The window waits for the current template's load before it preloads neighbours (FeedWindow.schedule).
         if (live.index === this.#index && this.#window.holds(live)) this.#window.schedule();
