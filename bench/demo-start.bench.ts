@@ -101,8 +101,10 @@ declare global {
   }
 }
 
-type Mode = 'dev' | 'prod';
-const MODES: readonly Mode[] = ['dev', 'prod'];
+/** 'compare': another build, given by DEMO_START_COMPARE_DIST (an ablation: e.g. the demo built on an older kit). */
+type Mode = 'dev' | 'prod' | 'compare';
+const COMPARE_DIST = process.env['DEMO_START_COMPARE_DIST'];
+const MODES: readonly Mode[] = COMPARE_DIST ? ['dev', 'prod', 'compare'] : ['dev', 'prod'];
 
 interface Samples {
   firstVisible: number[];
@@ -278,7 +280,7 @@ async function round(context: BenchContext, demo: DemoServer, samples: Samples, 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
   const scratch = await mkdtemp(join(tmpdir(), 'platform-kit-bench-start-'));
   const problems: string[] = [];
-  const results: Record<Mode, Samples> = { dev: emptySamples(), prod: emptySamples() };
+  const results: Record<Mode, Samples> = { dev: emptySamples(), prod: emptySamples(), compare: emptySamples() };
   try {
     const buildStarted = performance.now();
     const distDir = await buildDemo({ outDir: join(scratch, 'dist'), logLevel: 'error' });
@@ -286,7 +288,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     for (let index = 0; index < ROUNDS; index++) {
       const order = index % 2 === 0 ? MODES : [...MODES].reverse();
       for (const mode of order) {
-        const demo = await startDemo({ port: 0, dataDir: join(scratch, `data-${mode}-${index}`), logLevel: 'error', ...(mode === 'prod' ? { distDir } : {}) });
+        const demo = await startDemo({ port: 0, dataDir: join(scratch, `data-${mode}-${index}`), logLevel: 'error', ...(mode === 'prod' ? { distDir } : mode === 'compare' && COMPARE_DIST ? { distDir: COMPARE_DIST } : {}) });
         try {
           await round(context, demo, results[mode], problems);
         } finally {
@@ -316,9 +318,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
         ...row('feed cold: interactive', 'coldInteractive'),
         ...row('feed warm (reload): visible', 'warmVisible'),
         ...row('feed warm (reload): interactive', 'warmInteractive'),
-        ...row('swipe end → next template painted', 'swipeEndFrames', 'frames'),
-        ...row('swipe first move → next template painted', 'swipeEnterFrames', 'frames'),
-        ...row("swipe first move → next template's first paint ever", 'neighbourFirstPaint'),
+        ...row('swipe end → next template renders (its rAF)', 'swipeEndFrames', 'frames'),
+        ...row('swipe first move → next template renders again (its rAF)', 'swipeEnterFrames', 'frames'),
+        ...row("next template's first paint ever, from the swipe's first move", 'neighbourFirstPaint'),
         ...row('editor cold: template shown, controls ready', 'editorCold'),
         ...row('editor warm: template shown, controls ready', 'editorWarm'),
       ],
