@@ -125,7 +125,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const distDir = options.distDir === undefined ? null : resolve(options.distDir);
   if (distDir !== null && !existsSync(join(distDir, 'index.html'))) {
-    throw new PlatformError('NOT_FOUND', `platform-kit demo: no production build in ${distDir}: run npm run build first`);
+    throw new PlatformError('NOT_FOUND', `the demo has no production build in ${distDir}: run npm run build first`);
   }
   // The build has the generated modules inside; the dev server needs them before it serves a page.
   if (distDir === null) await buildTemplateCustomizations();
