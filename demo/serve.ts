@@ -1,11 +1,19 @@
 // `npm start`: the whole demo on one port (see server.ts): the signaling server with
 // its services, the templates on a second origin, the feed, the editor and the dashboard.
+// `npm run start:prod` (`--prod`): the same, serving the production build of `npm run build`.
+import { isPlatformError } from '../signaling/index.js';
 import { startDemo, type DemoServer } from './server.js';
+import { DEFAULT_DIST_DIR } from './vite-config.js';
 
+const prod = process.argv.includes('--prod');
 let demo: DemoServer;
 try {
-  demo = await startDemo();
+  demo = await startDemo(prod ? { distDir: DEFAULT_DIST_DIR } : {});
 } catch (error) {
+  if (isPlatformError(error) && error.code === 'NOT_FOUND') {
+    console.error(error.message);
+    process.exit(1);
+  }
   // The usual first-run failure gets one line that says what to do, not a stack.
   const { code, port, address } = error as { code?: string; port?: number; address?: string };
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
@@ -19,7 +27,7 @@ const line = (label: string, url: string): string => `  ${label.padEnd(24)}${url
 console.log(
   [
     '',
-    '  Platform Kit demo',
+    `  Platform Kit demo${demo.mode === 'prod' ? ' (production build)' : ''}`,
     '',
     line('feed', `${demo.url}/`),
     line('editor (greeting card)', `${demo.url}/editor.html?template=greeting`),

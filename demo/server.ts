@@ -14,7 +14,9 @@
  *     uploads, secrets, the dashboard's JSON, signed media redirects, the
  *     viewer's identity token);
  *   - `/templates/vault/api/*`: the vault template's Express backend;
- *   - everything else: Vite in middleware mode (pages, templates, HMR).
+ *   - everything else: Vite in middleware mode (pages, templates, HMR), or,
+ *     with `distDir` (`npm run start:prod`), the production build's files
+ *     (lib/static-files.ts).
  *
  * Why Vite in middleware mode and not Vite's own server with `server.proxy`:
  * with our server owning the 'upgrade' event, `/dispatch` and
@@ -32,12 +34,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createServer as createViteServer, defaultClientConditions, type ViteDevServer } from 'vite';
+import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { createCustomizationBuilder, formatProblem } from '../cli/build-customization.js';
-import { platformKit } from '../cli/vite-plugin.js';
 import { KEYSTORE_SCHEME } from '../protocol/customization.js';
 import { assertPlainData, DEFAULT_MAX_JSON_DEPTH, isPrototypeKey, jsonDepthWithin } from '../protocol/data.js';
 import {
@@ -57,7 +58,9 @@ import { chimeWav, radioWav, treasurePng } from './lib/media.js';
 import { PREVIEW_ID_PATTERN, PreviewStore } from './lib/previews.js';
 import { RemixStore } from './lib/remix-store.js';
 import { ShardMonitor } from './lib/shard-monitor.js';
+import { serveStatic } from './lib/static-files.js';
 import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js';
+import { DEMO_DIR, demoViteConfig, REPO_ROOT, templateEnv } from './vite-config.js';
 
 /** Options of {@link startDemo}. */
 export interface DemoOptions {
@@ -69,6 +72,12 @@ export interface DemoOptions {
   readonly dataDir?: string;
   /** Vite's log level. Default 'info'. */
   readonly logLevel?: 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * Serve the production build in this folder (`npm run build` writes `demo/dist`) as static
+   * files instead of running Vite: no transforms, no HMR. Every other route is the same.
+   * Default: Vite's dev server.
+   */
+  readonly distDir?: string;
 }
 
 /** A running demo. */
@@ -87,12 +96,12 @@ export interface DemoServer {
   readonly vaultKeyPath: string;
   /** The signaling server inside (its own loopback port). */
   readonly signaling: SignalingServer;
+  /** `'dev'`: Vite's dev server; `'prod'`: the production build, served statically. */
+  readonly mode: 'dev' | 'prod';
   /** Stops everything; idempotent. */
   close(): Promise<void>;
 }
 
-const DEMO_DIR = fileURLToPath(new URL('.', import.meta.url));
-const REPO_ROOT = resolve(DEMO_DIR, '..');
 /** The secret the vault template's `vault.apiKey` VCC points to. */
 const VAULT_SECRET_NAME = 'vault-api-key';
 /** The owner of the demo project: their user tokens may upload and store secrets. */
@@ -114,16 +123,12 @@ const VIEWER_TOKEN_SECONDS = 15 * 60;
 export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> {
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.platform-data'));
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  // What a deployed template reads from its environment: the project id fills metadata.projectId.
-  const templateEnv = { ...process.env, PLATFORM_PROJECT_ID: DEMO_PROJECT_ID };
-
-  // Build every template's customization before Vite serves a page, so the generated modules exist.
-  for (const template of DEMO_TEMPLATES) {
-    // No platform-env.d.ts: the demo's templates share the repository's one TypeScript program,
-    // where four templates' typed get() would collide; each reads its generated module itself.
-    const result = await createCustomizationBuilder({ root: join(DEMO_DIR, 'templates', template.id), env: templateEnv, envTypes: false }).build();
-    for (const problem of result.problems) console.warn(`platform-kit demo (${template.id}): ${formatProblem(problem)}`);
+  const distDir = options.distDir === undefined ? null : resolve(options.distDir);
+  if (distDir !== null && !existsSync(join(distDir, 'index.html'))) {
+    throw new PlatformError('NOT_FOUND', `the demo has no production build in ${distDir}: run npm run build first`);
   }
+  // The build has the generated modules inside; the dev server needs them before it serves a page.
+  if (distDir === null) await buildTemplateCustomizations();
 
   const remixes = await RemixStore.open(dataDir);
   const previews = new PreviewStore();
@@ -135,30 +140,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
-  const vite: ViteDevServer = await createViteServer({
-    configFile: false,
-    root: DEMO_DIR,
-    appType: 'mpa',
-    logLevel: options.logLevel ?? 'info',
-    clearScreen: false,
-    server: { middlewareMode: true, hmr: { server: httpServer } },
-    resolve: {
-      // Lit's production build, as a deployed host runs it: no dev-mode warning in every page,
-      // and the speed users get. (Vite's dev server would pick the 'development' export condition.)
-      conditions: defaultClientConditions.map((condition) => (condition === 'development|production' ? 'production' : condition)),
-      // The demo runs the kit from its sources, so a change to the kit shows without a build.
-      alias: {
-        'platform-kit/guest': join(REPO_ROOT, 'guest/index.ts'),
-        // Before 'platform-kit/host', which would also match it as a prefix.
-        'platform-kit/host/core': join(REPO_ROOT, 'host/core.ts'),
-        'platform-kit/host': join(REPO_ROOT, 'host/index.ts'),
-      },
-    },
-    // Known up front: a dependency discovered late makes Vite re-optimize and reload open pages.
-    optimizeDeps: { entries: ['*.html', 'templates/*/index.html'], include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'] },
-    // One plugin per template root: each writes its template's generated module, which the template imports itself.
-    plugins: DEMO_TEMPLATES.map((template) => platformKit({ root: `templates/${template.id}`, inject: false, env: templateEnv, envTypes: false })),
-  });
+  const vite: ViteDevServer | null =
+    distDir !== null
+      ? null
+      : await createViteServer({
+          ...demoViteConfig({ logLevel: options.logLevel ?? 'info' }),
+          server: { middlewareMode: true, hmr: { server: httpServer } },
+          // Known up front: a dependency discovered late makes Vite re-optimize and reload open pages.
+          optimizeDeps: { entries: ['*.html', 'templates/*/index.html'], include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'] },
+        });
 
   let port = 0;
   /** Set once the signaling server listens; until then every route but Vite's answers 503. */
@@ -289,8 +279,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       media(response, url).catch(fail);
     } else if (path.startsWith('/templates/vault/api/')) {
       vaultRoute(request, response, url);
-    } else {
+    } else if (vite) {
       vite.middlewares(request, response, () => sendError(response, 404, 'NOT_FOUND', `no page ${path}`));
+    } else if (distDir !== null) {
+      serveStatic(distDir, request, response, path).catch(fail);
     }
   });
   httpServer.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
@@ -333,7 +325,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     await server.ready;
   } catch (error) {
     await new Promise<void>((resolveClose) => httpServer.close(() => resolveClose()));
-    await vite.close();
+    await vite?.close();
     throw error;
   }
   signaling = server;
@@ -371,7 +363,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     closing ??= (async () => {
       await monitor?.close();
       forwarder?.close();
-      await vite.close();
+      await vite?.close();
       await new Promise<void>((resolveClose) => {
         httpServer.close(() => resolveClose());
         for (const socket of connections) socket.destroy();
@@ -392,8 +384,23 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     adminKey: DEMO_ADMIN_KEY,
     vaultKeyPath,
     signaling: server,
+    mode: distDir === null ? 'dev' : 'prod',
     close: closeAll,
   };
+}
+
+/**
+ * Builds every template's customization (`.platform/generated/`), so the modules the templates
+ * import exist before Vite serves or bundles a page.
+ */
+export async function buildTemplateCustomizations(): Promise<void> {
+  const env = templateEnv();
+  for (const template of DEMO_TEMPLATES) {
+    // No platform-env.d.ts: the demo's templates share the repository's one TypeScript program,
+    // where four templates' typed get() would collide; each reads its generated module itself.
+    const result = await createCustomizationBuilder({ root: join(DEMO_DIR, 'templates', template.id), env, envTypes: false }).build();
+    for (const problem of result.problems) console.warn(`platform-kit demo (${template.id}): ${formatProblem(problem)}`);
+  }
 }
 
 /** Routes the signaling server answers: its sockets, its HTTP routes and the platform services. */

@@ -123,7 +123,12 @@ export class FeedController {
     });
     const hooks: LiveFrameHooks = {
       isLive,
-      loaded: () => this.#playback.reconcile(),
+      loaded: (live) => {
+        this.#window.loaded(live);
+        this.#playback.reconcile();
+        // The window waits for the current template's load before it preloads neighbours (FeedWindow.schedule).
+        if (live.index === this.#focus.index && this.#window.holds(live)) this.#window.schedule();
+      },
       loadTimedOut: (live) => this.#focus.skip(live),
       unframeable: (live) => emit('unframeable', { index: live.index, url: live.src }),
       unlinked: (live, error) => emit('error', { index: live.index, error }),

@@ -10,11 +10,15 @@
  * `scrollIntoView()` (or any scroll it chains) scrolls, leaving its item cut
  * off. A clipping element cannot be scrolled; the feed moves only by its
  * track's transform (feed-track.ts also undoes a scroll where clip is unknown).
+ *
+ * Items are opaque: a neighbour drawn under the current item (`is-warming`,
+ * feed-window.ts) must not show through a template with a transparent page.
  */
 export const FEED_STYLES = `
 .pk-feed-viewport { position: relative; overflow: hidden; overflow: clip; width: 100%; height: 100%; contain: strict; background: var(--pk-feed-background, #000); color: var(--pk-feed-color, #fff); outline: none; }
 .pk-feed-track { position: absolute; inset: 0; will-change: transform; }
-.pk-feed-item { position: absolute; left: 0; width: 100%; height: 100%; overflow: hidden; overflow: clip; }
+.pk-feed-item { position: absolute; left: 0; width: 100%; height: 100%; overflow: hidden; overflow: clip; background: var(--pk-feed-background, #000); }
+.pk-feed-item.is-warming { z-index: -1; }
 .pk-feed-frame { position: absolute; inset: 0; width: 100%; height: 100%; border: 0; display: block; opacity: 0; transition: opacity 120ms linear; background: transparent; }
 .pk-feed-item.is-loaded > .pk-feed-frame, .pk-sheet-body.is-loaded > .pk-feed-frame, .pk-feed-item.is-unframeable > .pk-feed-frame, .pk-sheet-body.is-unframeable > .pk-feed-frame { opacity: 1; }
 .pk-feed-loading { position: absolute; inset: 0; display: grid; place-items: center; gap: 12px; align-content: center; font: 14px/1.4 system-ui, sans-serif; touch-action: none; }

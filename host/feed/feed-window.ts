@@ -2,10 +2,21 @@
  * The window of live frames: the feed's entries (every item given, with
  * what its frame loads and whether it was skipped) and the at most three
  * items that have a live template (current, previous, next). Neighbours
- * are made as soon as they are in the window, so they load before they come
- * into view; an item that leaves it is destroyed. Apart from the controller
+ * are made once the current template has loaded, so they load before they
+ * come into view; an item that leaves it is destroyed. Apart from the controller
  * because which frames exist, and when they are made, is its own rule
  * (preloading waits for the current template's play; see {@link schedule}).
+ *
+ * A preloaded neighbour, once loaded (it called load()), is drawn once under
+ * the current item, then put back in its place (see {@link FeedWindow.loaded}):
+ * the browser does not render a cross-origin frame that is out of view at
+ * all, so a neighbour kept off screen was drawn for the first time when a
+ * swipe brought it into view, 50 to 90 ms (3 frames) of black following the
+ * finger (issue 18, bench/demo-start). Drawn once, the browser shows its
+ * last frame as it comes into view, while it renders the next. Only after
+ * load(), and only for {@link WARM_FRAMES} frames: a neighbour shares the
+ * current template's renderer (one per site), whose main thread should not
+ * draw a page still being built, frame after frame.
  */
 import { PlatformError } from '../../protocol/errors.js';
 import { feedItemSrc, type FeedItem } from './feed-items.js';
@@ -14,6 +25,8 @@ import { createLoading } from './present-sheet.js';
 
 /** Longest the window waits for the current template's play before preloading (see {@link FeedWindow.schedule}). */
 const WINDOW_WAIT_MS = 300;
+/** Host frames a loaded neighbour is drawn under the current item (see {@link FeedWindow.loaded}). */
+const WARM_FRAMES = 3;
 
 /** One item of the feed. */
 export interface FeedEntry {
@@ -45,6 +58,8 @@ export class FeedWindow {
   readonly #host: FeedWindowHost;
   readonly #entries: FeedEntry[] = [];
   readonly #live = new Map<number, LiveFrame>();
+  /** Neighbours drawn under the current item (class `is-warming`), with the animation frame that counts. */
+  readonly #warming = new Map<LiveFrame, number>();
   #due = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
@@ -123,8 +138,12 @@ export class FeedWindow {
    * process and main thread, so a neighbour starting to load (or one being
    * torn down) right at a swipe's end delays the pause and play the user is
    * waiting for by tens of milliseconds. So it waits until the current
-   * template acknowledged its play, or it is clear none is coming
-   * (loading, hidden tab), at most {@link WINDOW_WAIT_MS}.
+   * template acknowledged its play, or it is clear none is coming (hidden
+   * tab), at most {@link WINDOW_WAIT_MS}. A current template still loading
+   * is waited for until it loads (the feed calls this again then) or is
+   * skipped, not a fixed time: at the feed's start, neighbours made at
+   * 300 ms loaded in the same renderer process as the first template while
+   * it was still loading, and it was shown later (issue 18).
    */
   schedule(): void {
     this.#due = true;
@@ -134,6 +153,7 @@ export class FeedWindow {
       return;
     }
     clearTimeout(this.#timer);
+    if (current.status === 'loading') return;
     this.#timer = setTimeout(() => this.update(), WINDOW_WAIT_MS);
   }
 
@@ -167,13 +187,37 @@ export class FeedWindow {
     const live = this.#live.get(index);
     if (!live) return;
     this.#live.delete(index);
+    this.#unwarm(live);
     this.#host.retiring(live);
     live.destroy();
+  }
+
+  /**
+   * A template called load() (its first render is done): a neighbour is
+   * drawn under the current item for {@link WARM_FRAMES} frames of this page
+   * (the browser renders it once it is in view, and its frame follows within
+   * them), then goes back to its place.
+   */
+  loaded(live: LiveFrame): void {
+    const index = this.#host.currentIndex();
+    if (!this.holds(live) || live.index === index || index < 0 || this.#warming.has(live) || document.visibilityState === 'hidden') return;
+    live.element.classList.add('is-warming');
+    live.element.style.top = `${index * 100}%`;
+    let frames = WARM_FRAMES;
+    const tick = (): void => {
+      if (!this.#warming.has(live)) return;
+      if (--frames > 0) this.#warming.set(live, requestAnimationFrame(tick));
+      else this.#unwarm(live);
+    };
+    this.#warming.set(live, requestAnimationFrame(tick));
   }
 
   /** Shows whether `live` is the current item's: only it is visible to assistive technology and in the tab order. */
   markCurrent(live: LiveFrame): void {
     const isCurrent = live.index === this.#host.currentIndex();
+    // The current item is always at its own place; a neighbour being drawn stays under it.
+    if (isCurrent) this.#unwarm(live);
+    else if (this.#warming.has(live)) live.element.style.top = `${this.#host.currentIndex() * 100}%`;
     live.element.setAttribute('aria-hidden', String(!isCurrent));
     // Neighbours are off screen: keep them out of the tab order.
     live.frame.iframe.tabIndex = isCurrent ? 0 : -1;
@@ -183,8 +227,20 @@ export class FeedWindow {
   destroy(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    for (const frame of this.#warming.values()) cancelAnimationFrame(frame);
+    this.#warming.clear();
     for (const live of this.#live.values()) live.destroy();
     this.#live.clear();
+  }
+
+  /** Puts a neighbour drawn under the current item back in its place. */
+  #unwarm(live: LiveFrame): void {
+    const frame = this.#warming.get(live);
+    if (frame === undefined) return;
+    cancelAnimationFrame(frame);
+    this.#warming.delete(live);
+    live.element.classList.remove('is-warming');
+    live.element.style.top = `${live.index * 100}%`;
   }
 
   /** The current item and its nearest neighbours that are not skipped. */

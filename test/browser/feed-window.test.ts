@@ -47,6 +47,76 @@ describe('feed: focus, playback and the live window', function () {
     expect(controller.liveIndices).to.deep.equal([0, 1]);
   });
 
+  it('preloads no neighbour while the first template is still loading, even past 300 ms (issue 18)', async () => {
+    // A neighbour made while the first template loads shares its renderer process and main thread (one site):
+    // the feed waits for the first one's load, however long it takes, not a fixed 300 ms.
+    const items: FeedItem[] = [{ url: feedFixtureUrl('template', { tag: 'first', loadDelayMs: 700 }), id: 'first' }, ...templateItems(3)];
+    const feed = mount({ items });
+    const { controller } = feed;
+    await sleep(500);
+    expect(controller.statusAt(0)).to.equal('loading');
+    expect(controller.liveIndices).to.deep.equal([0]);
+    await reports.waitFor('playback', 'first');
+    await waitUntil(() => controller.liveIndices.join() === '0,1', 'the neighbour preloaded once the first one loaded');
+    await reports.waitFor('load-called', 't0');
+  });
+
+  it('a neighbour that loaded is drawn under the current item for a few frames, then goes back to its place; the current item is always at its place (issue 18)', async () => {
+    // The browser draws no cross-origin frame out of view: a neighbour kept off screen was first drawn mid-swipe.
+    const items: FeedItem[] = [
+      ...templateItems(1),
+      { url: feedFixtureUrl('template', { tag: 'slow1', loadDelayMs: 400 }), id: 'slow1' },
+      { url: feedFixtureUrl('template', { tag: 'slow2', loadDelayMs: 400 }), id: 'slow2' },
+    ];
+    const feed = mount({ items });
+    const { controller } = feed;
+    const item = (index: number): HTMLElement | null => feed.box.querySelector<HTMLElement>(`.pk-feed-item[data-index="${index}"]`);
+    /** Each frame for `ms`: whether item `index` is drawn under the current one, its offset from the feed's top, its z-index. */
+    const watch = (index: number, ms: number, onWarming?: () => void): Promise<string[]> => {
+      const seen: string[] = [];
+      const until = performance.now() + ms;
+      return new Promise((resolve) => {
+        const frame = (): void => {
+          const element = item(index);
+          if (element) {
+            const warming = element.classList.contains('is-warming');
+            seen.push(`${warming}:${Math.round(element.getBoundingClientRect().top - feed.box.getBoundingClientRect().top)}:${getComputedStyle(element).zIndex}`);
+            if (warming && onWarming) {
+              onWarming();
+              onWarming = undefined;
+            }
+          }
+          if (performance.now() < until) requestAnimationFrame(frame);
+          else resolve(seen);
+        };
+        requestAnimationFrame(frame);
+      });
+    };
+    await reports.waitFor('playback', 't0');
+    await waitUntil(() => controller.liveIndices.join() === '0,1', 'the neighbour made');
+    const height = Math.round(item(0)!.getBoundingClientRect().height);
+    expect(Math.round(item(0)!.getBoundingClientRect().top - feed.box.getBoundingClientRect().top)).to.equal(0);
+    // Still loading: in its place, off screen.
+    expect(item(1)!.classList.contains('is-warming')).to.equal(false);
+    expect(Math.round(item(1)!.getBoundingClientRect().top - feed.box.getBoundingClientRect().top)).to.equal(height);
+    // From its load() on: under the current item (same place, below it), then back in its place.
+    const seen = await watch(1, 1_200);
+    expect(seen).to.include('true:0:-1');
+    expect(seen.at(-1)).to.equal(`false:${height}:auto`);
+    expect(getComputedStyle(item(0)!).backgroundColor).to.not.equal('rgba(0, 0, 0, 0)');
+    // Moving to a neighbour while it is drawn under the current item: it is the current item, in its place at once.
+    controller.next();
+    await reports.waitFor('playback', 'slow1');
+    let moved = false;
+    await watch(2, 2_000, () => {
+      controller.next();
+      moved = true;
+      expect(item(2)!.classList.contains('is-warming')).to.equal(false);
+      expect(item(2)!.style.top).to.equal('200%');
+    });
+    expect(moved).to.equal(true);
+  });
+
   it('keeps at most 3 live iframes, preloads both neighbours and moves focus with next/previous', async () => {
     const feed = mount({ items: templateItems(6) });
     const { controller } = feed;

@@ -31,9 +31,11 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(): Promise<Rig> {
+/** `distDir`: serve this production build of the demo (demo/build.ts) instead of Vite's dev server. */
+export async function startRig(options: { readonly distDir?: string } = {}): Promise<Rig> {
   const dataDir = await mkdtemp(join(tmpdir(), 'platform-kit-e2e-'));
-  let demo = await startDemo({ port: 0, dataDir, logLevel: 'warn' });
+  const served = options.distDir === undefined ? {} : { distDir: options.distDir };
+  let demo = await startDemo({ port: 0, dataDir, logLevel: 'warn', ...served });
   const executablePath = chromiumPath;
   const browser = await chromium.launch({ headless: true, args: CHROMIUM_FLAGS, ...(executablePath ? { executablePath } : {}) });
   const contexts: BrowserContext[] = [];
@@ -62,7 +64,7 @@ export async function startRig(): Promise<Rig> {
     async restart() {
       const port = demo.port;
       await demo.close();
-      demo = await startDemo({ port, dataDir, logLevel: 'warn' });
+      demo = await startDemo({ port, dataDir, logLevel: 'warn', ...served });
     },
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);
