@@ -86,7 +86,7 @@ describe('the host bounds what a guest may send', () => {
 
     // Liveness, not speed: a blocked page shows gaps of seconds.
     expect(report.maxGapMs, 'longest main-thread gap in ms').to.be.below(500);
-    expect(unlinked.map((error) => error.code)).to.deep.equal(['RATE_LIMITED']);
+    expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
     expect(unlinked[0]?.message).to.match(/^platform-kit: /);
     // The existing error path hears it too (the editor reports frame errors from there).
     expect(errors.map((error) => error.code)).to.include('RATE_LIMITED');
@@ -128,7 +128,7 @@ describe('the host bounds what a guest may send', () => {
     const refusedAtOnce = outcomes.filter((outcome) => outcome === 'VALUE_TOO_LARGE').length;
     if (refusedAtOnce < 10) {
       // The guest stopped early: only because the host unlinked it.
-      expect(unlinked.map((error) => error.code)).to.deep.equal(['RATE_LIMITED']);
+      expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
       expect(outcomes.slice(0, -1).every((outcome) => outcome === 'VALUE_TOO_LARGE'), outcomes.join()).to.equal(true);
       expect(outcomes.at(-1)).to.equal('RATE_LIMITED');
       expect(frame.state).to.equal('unlinked');
@@ -175,7 +175,7 @@ describe('the host bounds what a guest may send', () => {
     const unlinked: PlatformError[] = [];
     (frame.on as (name: string, listener: (payload: { error: PlatformError }) => void) => () => void)('unlinked', ({ error }) => unlinked.push(error));
     const [done] = await probe.waitFor('done', 1, 20_000);
-    expect(unlinked.map((error) => error.code)).to.deep.equal(['RATE_LIMITED']);
+    expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
     // The frame has no setValue handler: the calls it let through were answered UNSUPPORTED.
     const codes = done?.['codes'] as Record<string, number>;
     expect(codes['UNSUPPORTED']).to.be.within(45, 60);
