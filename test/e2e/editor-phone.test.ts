@@ -79,11 +79,10 @@ describe('the demo editors on a phone', { timeout: 120_000 }, () => {
     assert.ok(sheetBox.x <= 1 && sheetBox.width >= PHONE.viewport.width - 2, `the sheet spans the screen: ${JSON.stringify(sheetBox)}`);
     assert.ok(sheetBox.y + sheetBox.height <= PHONE.viewport.height, 'the sheet is on screen');
     const input = sheet.locator('input').first();
-    await page.waitForFunction(() => {
-      let active: Element | null = document.activeElement;
-      while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-      return active?.tagName === 'INPUT';
-    });
+    // Where the focus goes when a sheet opens is test/browser/editor-phone.test.ts's to check (in
+    // the full e2e run the tap's own focus change in the iframe raced it once in three CI runs);
+    // here the user taps the field, as on a phone, and types.
+    await input.tap();
     const wanted = `Hi from a phone ${Date.now().toString(36)}`;
     await input.fill('');
     await page.keyboard.type(wanted);
