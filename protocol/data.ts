@@ -234,15 +234,16 @@ export function readPath(values: unknown, path: VccPath): unknown {
   let node: unknown = values;
   for (const segment of path) {
     if (typeof node !== 'object' || node === null) return undefined;
-    if (Array.isArray(node) ? !isListIndex(segment, node.length - 1) : !Object.prototype.hasOwnProperty.call(node, segment)) return undefined;
+    if (Array.isArray(node) ? (listIndexOf(segment) ?? node.length) >= node.length : !Object.prototype.hasOwnProperty.call(node, segment)) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
 }
 
-/** True when `segment` is a list index in canonical form (`'0'`, `'12'`, never `'01'` or `'-1'`) of at most `max`. */
-function isListIndex(segment: string, max: number): boolean {
-  return /^(?:0|[1-9][0-9]{0,15})$/.test(segment) && Number(segment) <= max;
+/** The list index a path segment names: a non-negative integer, or its canonical decimal string (`'0'`, `'12'`, never `'01'` or `'-1'`). */
+export function listIndexOf(segment: string | number): number | undefined {
+  if (typeof segment === 'number') return Number.isSafeInteger(segment) && segment >= 0 ? segment : undefined;
+  return /^(0|[1-9][0-9]{0,8})$/.test(segment) ? Number(segment) : undefined;
 }
 
 /** Path equality. */

@@ -8,7 +8,7 @@
  * control.
  */
 import { findVccField, parseVccType, type BuiltCustomization, type VccFieldDefinition, type VccType } from './customization.js';
-import type { PlainData } from './data.js';
+import { listIndexOf, type PlainData } from './data.js';
 import { PlatformError } from './errors.js';
 
 /** One segment of a path that may point into a list. */
@@ -67,7 +67,7 @@ export function resolveVccPath(customization: BuiltCustomization, path: readonly
         break;
       }
       case 'array': {
-        const index = indexOf(segment);
+        const index = listIndexOf(segment);
         if (index === undefined || index >= type.max) return undefined;
         label = `${label} ${index + 1}`;
         description = undefined;
@@ -89,11 +89,6 @@ export function resolveVccPath(customization: BuiltCustomization, path: readonly
   return result();
 }
 
-/** The index a path segment names: a non-negative integer, or its canonical decimal string. */
-export function indexOf(segment: PathSegment): number | undefined {
-  if (typeof segment === 'number') return Number.isSafeInteger(segment) && segment >= 0 ? segment : undefined;
-  return /^(0|[1-9][0-9]{0,8})$/.test(segment) ? Number(segment) : undefined;
-}
 
 /**
  * A copy of `base` with the value at `path` (below it) replaced by `value`;
@@ -105,7 +100,7 @@ export function writeInside(base: unknown, path: readonly PathSegment[], value: 
   const [head, ...rest] = path;
   if (head === undefined) return value;
   if (Array.isArray(base)) {
-    const index = indexOf(head);
+    const index = listIndexOf(head);
     if (index === undefined || index >= base.length) throw new PlatformError('INVALID_PATH', `the list has no item ${JSON.stringify(head)} (it has ${base.length})`);
     const copy: PlainData[] = [...(base as PlainData[])];
     copy[index] = writeInside(base[index], rest, value);
