@@ -9,8 +9,7 @@
  * plain node:http can call it with `next` omitted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isPlatformError, PlatformError, serializeError } from '../protocol/errors.js';
-import { sendJson, statusOf } from './services/http.js';
+import { sendError } from './services/http.js';
 
 /** Options of {@link platformErrorHandler}. */
 export interface PlatformErrorHandlerOptions {
@@ -25,14 +24,8 @@ export function platformErrorHandler(options: PlatformErrorHandlerOptions = {}):
   const log = options.log ?? ((message, error) => console.error(message, error));
   // Four named parameters: Express counts them to know an error handler.
   return function platformErrorMiddleware(error: unknown, _req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {
-    if (res.headersSent) {
-      // Too late for an answer of our own: the framework ends the response.
-      if (next) next(error);
-      else res.destroy();
-      return;
-    }
-    if (!isPlatformError(error)) log('platform-kit: a backend route failed', error);
-    const wire = serializeError(isPlatformError(error) ? error : new PlatformError('INTERNAL', 'internal error'));
-    sendJson(res, statusOf(wire.code), { error: wire });
+    // Too late for an answer of our own: the framework ends the response.
+    if (res.headersSent && next) return next(error);
+    sendError(res, error, (_message, cause) => log('platform-kit: a backend route failed', cause));
   };
 }

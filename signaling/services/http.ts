@@ -51,9 +51,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-/** Answers with `{ error: SerializedError }`; an error that is not a PlatformError becomes INTERNAL without its details. */
-export function sendError(res: ServerResponse, error: unknown): void {
-  if (!isPlatformError(error)) console.error('platform-kit: service route failed', error);
+/** Answers with `{ error: SerializedError }`; an error that is not a PlatformError becomes INTERNAL without its details (logged with `log`). */
+export function sendError(res: ServerResponse, error: unknown, log: (message: string, error: unknown) => void = console.error): void {
+  if (!isPlatformError(error)) log('platform-kit: service route failed', error);
   const wire = isPlatformError(error) ? serializeError(error) : serializeError(new PlatformError('INTERNAL', 'internal error'));
   if (res.headersSent) {
     res.destroy();
