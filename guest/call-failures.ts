@@ -44,8 +44,8 @@ export function settleCall(method: string, call: Promise<void>, listeners: () =>
   return settled;
 }
 
-/** Adds `handler` to `set` after checking it is a function; returns the function that removes it. */
-export function addErrorListener(set: Set<CallErrorHandler>, handler: CallErrorHandler): () => void {
+/** Adds `handler` to `set` after checking it is a function; returns the function that removes it. Every guest listener method uses it. */
+export function addListener<Handler>(set: Set<Handler>, handler: Handler): () => void {
   if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
   set.add(handler);
   return () => {

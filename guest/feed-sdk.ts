@@ -31,7 +31,7 @@ import {
   type ForwardedWheelEvent,
   type HostApi,
 } from '../protocol/link.js';
-import { addErrorListener, settleCall, type CallErrorHandler } from './call-failures.js';
+import { addListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink, type GuestLink } from './link.js';
 
 /** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
@@ -313,11 +313,7 @@ export class FeedSdk {
    * Returns the function that removes the listener.
    */
   onPlaybackStateChanged(handler: PlaybackStateHandler): () => void {
-    if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
-    this.#handlers.add(handler);
-    return () => {
-      this.#handlers.delete(handler);
-    };
+    return addListener(this.#handlers, handler);
   }
 
   /** Whether the feed last said this template is playing (false until it says otherwise). Beyond the spec. */
@@ -342,11 +338,7 @@ export class FeedSdk {
 
   /** Listens to changes of {@link insets} (for a layout CSS cannot do, a canvas say). Returns the remover. Beyond the spec. */
   onInsetsChanged(handler: InsetsHandler): () => void {
-    if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
-    this.#insetHandlers.add(handler);
-    return () => {
-      this.#insetHandlers.delete(handler);
-    };
+    return addListener(this.#insetHandlers, handler);
   }
 
   /**
@@ -394,7 +386,7 @@ export class FeedSdk {
    * warning, never an unhandled rejection.
    */
   onError(handler: CallErrorHandler): () => void {
-    return addErrorListener(this.#errorHandlers, handler);
+    return addListener(this.#errorHandlers, handler);
   }
 
   /** Removes every listener of this object; other FeedSdk objects keep theirs. */

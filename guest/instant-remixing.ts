@@ -5,7 +5,7 @@
 import { assertPlainData, clonePlain, readPath, templatePath, type PlainData } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { isControlPosition, type EditorAttributes, type PresentControlAttributes, type ValueOverrides } from '../protocol/link.js';
-import { addErrorListener, settleCall, type CallErrorHandler } from './call-failures.js';
+import { addListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink } from './link.js';
 import { GuestRemixState, type ActivePathHandler, type Listeners, type RemixingHandler, type ValueChangedHandler } from './remix-state.js';
 import type { VccValueAt, VccValuePath } from './types.js';
@@ -173,7 +173,7 @@ export class InstantRemixing {
    * failure is one console warning, never an unhandled rejection.
    */
   onError(handler: CallErrorHandler): () => void {
-    return addErrorListener(this.#listeners.error, handler);
+    return addListener(this.#listeners.error, handler);
   }
 
   /** Whether the template is being remixed, as onSetRemixing last said (false until it says). */
@@ -220,11 +220,4 @@ function isPlainObject(value: PlainData): value is { [key: string]: PlainData } 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function addListener<Handler>(set: Set<Handler>, handler: Handler): () => void {
-  if (typeof handler !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'a listener must be a function');
-  set.add(handler);
-  return () => {
-    set.delete(handler);
-  };
-}
 
