@@ -4,7 +4,8 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { parseVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../../protocol/customization.js';
-import type { VccPath } from '../../protocol/data.js';
+import { samePath, type VccPath } from '../../protocol/data.js';
+import type { RemixSession } from '../remix-session.js';
 
 /** What the panel is drawn with. */
 export interface PanelSpec {
@@ -14,8 +15,8 @@ export interface PanelSpec {
   readonly remixing: boolean;
   /** Draws the control of one field. */
   readonly renderField: (path: VccPath, field: VccFieldDefinition, type: VccType, disabled: boolean) => TemplateResult;
-  readonly onFocusIn: (event: FocusEvent) => void;
-  readonly onFocusOut: (event: FocusEvent) => void;
+  /** What the focus moving in and out of the panel tells the template ({@link panelFocusFollower}). */
+  readonly focus: PanelFocus;
   /** In the compact layout the panel is a bottom sheet, up or not, with a close button; null: a side panel. */
   readonly sheet: { readonly open: boolean; readonly close: () => void } | null;
 }
@@ -25,7 +26,7 @@ export function renderPanel(spec: PanelSpec): TemplateResult {
   const { customization, sheet } = spec;
   const body = customization ? panelScopes(customization, spec) : html`<p class="status">Loading the template…</p>`;
   if (!sheet) {
-    return html`<aside class="panel" id="panel" aria-label="Customize" @focusin=${spec.onFocusIn} @focusout=${spec.onFocusOut}>${body}</aside>`;
+    return html`<aside class="panel" id="panel" aria-label="Customize" @focusin=${spec.focus.in} @focusout=${spec.focus.out}>${body}</aside>`;
   }
   const onKeydown = (event: KeyboardEvent): void => {
     // A control that uses escape itself (an upload to cancel, a draft to drop) stops it first.
@@ -41,8 +42,8 @@ export function renderPanel(spec: PanelSpec): TemplateResult {
     aria-modal="false"
     aria-labelledby="panel-title"
     tabindex="-1"
-    @focusin=${spec.onFocusIn}
-    @focusout=${spec.onFocusOut}
+    @focusin=${spec.focus.in}
+    @focusout=${spec.focus.out}
     @keydown=${onKeydown}
   >
     <header class="sheet-head">
@@ -76,4 +77,33 @@ export function fieldType(field: VccFieldDefinition): VccType {
   } catch {
     return { kind: 'unknown', name: field.type };
   }
+}
+
+/** Focus handlers of the panel. */
+export interface PanelFocus {
+  readonly in: (event: FocusEvent) => void;
+  readonly out: (event: FocusEvent) => void;
+}
+
+/**
+ * The field with the focus in the panel is the template's active path (its
+ * onSetActivePath), null once the focus leaves the panel; while an overlay
+ * is open, the overlay's control is the active one instead.
+ */
+export function panelFocusFollower(options: { readonly session: () => RemixSession | null; readonly overlayOpen: () => boolean }): PanelFocus {
+  return {
+    in: (event) => {
+      const session = options.session();
+      if (options.overlayOpen() || !session?.remixing) return;
+      const holder = (event.target as Element).closest<HTMLElement>('[data-path]');
+      const path = holder ? (JSON.parse(holder.dataset['path'] ?? '[]') as string[]) : null;
+      if (path && !samePath(path, session.activePath)) session.setActivePath(path);
+    },
+    out: (event) => {
+      if (options.overlayOpen()) return;
+      const next = event.relatedTarget as Node | null;
+      if (next && (event.currentTarget as Element).contains(next)) return;
+      options.session()?.setActivePath(null);
+    },
+  };
 }

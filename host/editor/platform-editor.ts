@@ -27,16 +27,17 @@
  * property of the controls (see controls/control-base.ts).
  *
  * This file is the element; its parts: the overlay (control-overlay.ts),
- * the side panel (editor-panel.ts), undo and redo (undo-controller.ts), the
- * session and drafts (session-controller.ts), the layout and keyboard
- * (layout-controller.ts), styles and event types.
+ * the side panel (editor-panel.ts) and its sheet (panel-sheet.ts), the bar
+ * (editor-bar.ts), the status line and control errors (editor-status.ts),
+ * undo and redo (undo-controller.ts), the session and drafts
+ * (session-controller.ts), the layout and keyboard (layout-controller.ts),
+ * styles and event types.
  */
-import { html, LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { VccType } from '../../protocol/customization.js';
-import { samePath, type VccPath } from '../../protocol/data.js';
+import type { VccPath } from '../../protocol/data.js';
 import { PlatformError } from '../../protocol/errors.js';
-import type { ControlPosition, EditorAttributes, ValueOverrides } from '../../protocol/link.js';
-import type { GetIdentityToken } from '../identity.js';
+import type { ControlPosition } from '../../protocol/link.js';
 import type { PresentControlEvent, RemixSession, RemixSessionEvents } from '../remix-session.js';
 import type { TemplateFrame } from '../template-frame.js';
 import {
@@ -50,123 +51,35 @@ import { renderControl } from './controls/render-control.js';
 import { discardDraft } from './drafts.js';
 import { ControlOverlay, type OpenControl } from './control-overlay.js';
 import type { Placement } from './overlay-position.js';
-import { renderPanel } from './editor-panel.js';
+import { renderBar } from './editor-bar.js';
+import { panelFocusFollower, renderPanel } from './editor-panel.js';
+import { EditorStatus } from './editor-status.js';
+import { PanelSheet } from './panel-sheet.js';
+import { EditorProperties } from './editor-properties.js';
 import { editorStyles } from './editor-styles.js';
 import type { EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
 import { EditorLayoutController } from './layout-controller.js';
 import { UndoController } from './undo-controller.js';
-import { EditorSessionController, type SessionConfig, type SessionStart } from './session-controller.js';
+import { EditorSessionController, type SessionStart } from './session-controller.js';
 
 export type { EditorControlDetail, EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
 
-
-const pathKey = (path: readonly string[]): string => JSON.stringify(path);
-
 /** The remix editor element. See the module comment. */
-export class PlatformEditor extends LitElement {
-  static override properties: PropertyDeclarations = {
-    src: { type: String },
-    type: { type: String, reflect: true },
-    mode: { type: String, reflect: true },
-    projectId: { type: String, attribute: 'project-id' },
-    remixId: { type: String, attribute: 'remix-id' },
-    noDrafts: { type: Boolean, attribute: 'no-drafts' },
-    draftDelayMs: { type: Number, attribute: 'draft-delay-ms' },
-    templateTitle: { type: String, attribute: 'template-title' },
-    values: { attribute: false },
-    allowedOrigins: { attribute: false },
-    upload: { attribute: false },
-    storeSecret: { attribute: false },
-    getIdentityToken: { attribute: false },
-    layout: { type: String },
-    compactBelow: { type: Number, attribute: 'compact-below' },
-    panelOpen: { state: true },
-    openPath: { state: true },
-    status: { state: true },
-  };
-
+export class PlatformEditor extends EditorProperties {
   static override styles = editorStyles;
-
-  /** URL of the template (another origin). */
-  declare src: string;
-  /** `instant`: remixing in place; `full`: adds the side panel of every VCC. */
-  declare type: EditorAttributes['type'];
-  /** `new`: a new remix; `edit`: editing an existing one. */
-  declare mode: EditorAttributes['mode'];
-  /** The project being remixed: with remixId, names the draft. */
-  declare projectId: string;
-  /** The remix: with projectId, names the draft. */
-  declare remixId: string;
-  /** Turns drafts off. */
-  declare noDrafts: boolean;
-  /** Longest wait between an edit and its draft save, in ms (at most 500). */
-  declare draftDelayMs: number;
-  /** Accessible title of the template's iframe. */
-  declare templateTitle: string;
-  /** Values the remix starts with (an existing remix in `edit` mode); a draft is restored over them. */
-  declare values: ValueOverrides;
-  /** More origins the template may answer from (a CDN it redirects to). */
-  declare allowedOrigins: readonly string[];
-  /** The host's upload function for image, sound, video and file VCCs. */
-  declare upload: UploadFunction | undefined;
-  /** The host's keystore function for secret VCCs. */
-  declare storeSecret: StoreSecretFunction | undefined;
-  /**
-   * Answers the template's `Platform.identity.getToken()`, typically
-   * `createIdentityHandler({ fetchToken })` (host/identity.ts): the host's
-   * backend vouches for its user. Null (the default): the template hears
-   * UNSUPPORTED. The same property as `<platform-feed>`'s.
-   */
-  declare getIdentityToken: GetIdentityToken | null;
-  /** `auto` (the default): compact below `compactBelow`; `wide` or `compact`: always that layout. */
-  declare layout: 'auto' | 'wide' | 'compact';
-  /** Narrowest width of the element (CSS px) laid out wide. Default 720. */
-  declare compactBelow: number;
-  /** In the compact layout: the panel's sheet is up. */
-  declare protected panelOpen: boolean;
-  /** Path of the control open in the overlay, or null. */
-  declare protected openPath: VccPath | null;
-  /** The last message of the status line. */
-  declare protected status: string;
 
   readonly #controller: EditorSessionController;
   readonly #undo: UndoController;
-  /** Errors the session gave for values of controls, shown under them, by path (as JSON). */
-  readonly #errors = new Map<string, string>();
-  /**
-   * What the status line's message is about: the `[scope, key]` (as JSON) of
-   * the error it shows, '' for a message about no path, null when it shows
-   * nothing. It says what is true now, so it goes at the next accepted change
-   * of that path (of any path for '') and at a switch to or from Preview.
-   */
-  #statusAbout: string | null = null;
+  readonly #status = new EditorStatus(this);
   readonly #overlay: ControlOverlay;
   readonly #layout: EditorLayoutController;
-  /** Where the focus was when the panel's sheet came up. */
-  #panelReturnFocus: HTMLElement | null = null;
+  readonly #panel: PanelSheet;
+  readonly #panelFocus = panelFocusFollower({ session: () => this.session, overlayOpen: () => this.#overlay.open !== null });
   #services: ControlServices = {};
   #started = false;
 
   constructor() {
     super();
-    this.src = '';
-    this.type = 'instant';
-    this.mode = 'new';
-    this.projectId = '';
-    this.remixId = '';
-    this.noDrafts = false;
-    this.draftDelayMs = 200;
-    this.templateTitle = 'Template';
-    this.values = {};
-    this.allowedOrigins = [];
-    this.upload = undefined;
-    this.storeSecret = undefined;
-    this.getIdentityToken = null;
-    this.layout = 'auto';
-    this.compactBelow = 720;
-    this.panelOpen = false;
-    this.openPath = null;
-    this.status = '';
     this.#undo = new UndoController({
       session: () => this.session,
       failed: (error, path) => this.#reportError(error, path),
@@ -181,19 +94,20 @@ export class PlatformEditor extends LitElement {
         this.closePanel();
       },
     });
+    this.#panel = new PanelSheet(this, { compact: () => this.#layout.compact, full: () => this.type === 'full' });
     this.#overlay = new ControlOverlay(this, {
       frame: () => this.frame,
       sheet: () => this.#layout.compact,
       renderControl: (open) => this.#renderOpenControl(open),
       openChanged: (path) => {
-        this.openPath = path;
+        this.requestUpdate();
         this.session?.setActivePath(path);
       },
       onControlChange: this.#onControlChange,
       onControlError: this.#onControlError,
     });
     this.#controller = new EditorSessionController(this, {
-      config: () => this.#sessionConfig(),
+      config: () => this.sessionConfig(),
       container: () => this.renderRoot.querySelector<HTMLElement>('.stage'),
       handlers: {
         sessionChanged: () => this.#onSessionChanged(),
@@ -257,26 +171,17 @@ export class PlatformEditor extends LitElement {
 
   /** True while the panel's sheet is up (the compact layout of `type="full"`). */
   get panelSheetOpen(): boolean {
-    return this.panelOpen;
+    return this.#panel.open;
   }
 
   /** In the compact layout of `type="full"`: brings up the sheet of every control, as the Customize button does. */
   openPanel(): void {
-    if (!this.#layout.compact || this.type !== 'full' || this.panelOpen) return;
-    this.#panelReturnFocus = deepActiveElement(this.renderRoot);
-    this.panelOpen = true;
-    void this.updateComplete.then(() => {
-      if (this.panelOpen) this.renderRoot.querySelector<HTMLElement>('.panel')?.focus({ preventScroll: true });
-    });
+    this.#panel.show();
   }
 
   /** Closes the panel's sheet, if it is up; the focus goes back where it was (the Customize button). */
   closePanel(): void {
-    if (!this.panelOpen) return;
-    this.panelOpen = false;
-    const back = this.#panelReturnFocus ?? this.renderRoot.querySelector<HTMLElement>('#customize');
-    this.#panelReturnFocus = null;
-    if (this.#layout.compact && back?.isConnected) void this.updateComplete.then(() => back.focus({ preventScroll: true }));
+    this.#panel.hide();
   }
 
   /** Closes the overlay, if one is open; the template's onSetActivePath hears null. */
@@ -342,7 +247,7 @@ export class PlatformEditor extends LitElement {
       this.#services = services;
     }
     if ((changed.has('type') || changed.has('mode')) && this.session && this.#started) {
-      const attributes = this.#editorAttributes();
+      const attributes = this.editorAttributes();
       const current = this.session.editorAttributes;
       if (attributes.type !== current.type || attributes.mode !== current.mode) this.session.setRemixing(this.session.remixing, attributes);
     }
@@ -355,17 +260,20 @@ export class PlatformEditor extends LitElement {
     const compact = this.#layout.compact;
     // One shape for both layouts: the stage (which holds the template's iframe) must stay the
     // same element when the layout changes, since moving an iframe reloads it.
-    return html`<div class=${compact ? 'bar compact' : 'bar'} role="toolbar" aria-label="Remix" @keydown=${this.#onToolbarKeydown}>
-        <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => this.#switchTo(true)}>Remix</button>
-        <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => this.#switchTo(false)}>Preview</button>
-        <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!this.#undo.canUndo} @click=${() => this.undo()}>${compact ? '↶' : 'Undo'}</button>
-        <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!this.#undo.canRedo} @click=${() => this.redo()}>${compact ? '↷' : 'Redo'}</button>
-        <span class="status" role="status">${this.status}</span>
-        ${compact && full
-          ? html`<button id="customize" type="button" aria-controls="panel" aria-expanded=${this.panelOpen ? 'true' : 'false'} ?disabled=${!remixing} @click=${this.#togglePanel}>Customize</button>`
-          : nothing}
-        <button id="finish" class="finish" type="button" ?disabled=${!remixing} @click=${() => this.finish()}>Finish</button>
-      </div>
+    return html`${renderBar({
+        remixing,
+        compact,
+        full,
+        canUndo: this.#undo.canUndo,
+        canRedo: this.#undo.canRedo,
+        status: this.#status.message,
+        panelOpen: this.#panel.open,
+        switchTo: (isRemixing) => this.#switchTo(isRemixing),
+        undo: () => this.undo(),
+        redo: () => this.redo(),
+        togglePanel: this.#panel.toggle,
+        finish: () => this.finish(),
+      })}
       <div class=${compact ? 'body compact' : 'body'} @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
         <div class="stage"></div>
         ${full
@@ -373,9 +281,8 @@ export class PlatformEditor extends LitElement {
               customization: session?.customization ?? null,
               remixing,
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
-              onFocusIn: this.#onPanelFocus,
-              onFocusOut: this.#onPanelBlur,
-              sheet: compact ? { open: this.panelOpen, close: () => this.closePanel() } : null,
+              focus: this.#panelFocus,
+              sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
             })
           : nothing}
         ${session ? this.#overlay.render() : nothing}
@@ -389,13 +296,8 @@ export class PlatformEditor extends LitElement {
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(isRemixing ? '#preview' : '#remix')?.focus());
   }
 
-  readonly #togglePanel = (): void => {
-    if (this.panelOpen) this.closePanel();
-    else this.openPanel();
-  };
-
   #renderFieldControl(session: RemixSession, path: VccPath, type: VccType, label: string, description: string | undefined, disabled: boolean): TemplateResult {
-    const error = this.#errors.get(pathKey(path));
+    const error = this.#status.errorOf(path);
     return renderControl({
       path,
       type,
@@ -413,30 +315,11 @@ export class PlatformEditor extends LitElement {
     return session ? this.#renderFieldControl(session, open.valuePath, open.type, open.label, open.description, false) : html``;
   }
 
-  #sessionConfig(): SessionConfig {
-    return {
-      src: this.src,
-      projectId: this.projectId,
-      remixId: this.remixId,
-      editorAttributes: this.#editorAttributes(),
-      values: this.values,
-      allowedOrigins: this.allowedOrigins,
-      drafts: !this.noDrafts,
-      draftDelayMs: this.draftDelayMs,
-      title: this.templateTitle,
-      getIdentityToken: this.getIdentityToken,
-    };
-  }
-
-  #editorAttributes(): EditorAttributes {
-    return { type: this.type === 'full' ? 'full' : 'instant', mode: this.mode === 'edit' ? 'edit' : 'new' };
-  }
-
   #onSessionChanged(): void {
     this.closeControl();
     this.closePanel();
     this.#undo.clear();
-    this.#errors.clear();
+    this.#status.forgetControlErrors();
     this.#started = false;
     this.requestUpdate();
   }
@@ -444,8 +327,7 @@ export class PlatformEditor extends LitElement {
   #onStarted(start: SessionStart): void {
     this.#started = true;
     if (start.restored > 0 || start.refused.length > 0) {
-      this.#statusAbout = '';
-      this.status = `Draft restored (${start.restored} value${start.restored === 1 ? '' : 's'}${start.refused.length > 0 ? `, ${start.refused.length} refused` : ''})`;
+      this.#status.note(`Draft restored (${start.restored} value${start.restored === 1 ? '' : 's'}${start.refused.length > 0 ? `, ${start.refused.length} refused` : ''})`);
     }
     this.dispatchEvent(new CustomEvent<EditorReadyDetail>('platform-editor-ready', { detail: start, bubbles: true, composed: true }));
   }
@@ -473,7 +355,7 @@ export class PlatformEditor extends LitElement {
           this.closePanel();
         }
         // What went wrong while editing is not news in the preview, nor after it.
-        this.#clearStatus();
+        this.#status.clear();
         this.dispatchEvent(new CustomEvent<EditorRemixingDetail>('platform-remixing-change', { detail: { isRemixing }, bubbles: true, composed: true }));
         this.requestUpdate();
         break;
@@ -495,14 +377,7 @@ export class PlatformEditor extends LitElement {
     const [scope, key] = change.path;
     if (scope !== undefined && key !== undefined) {
       this.#undo.noteChange(scope, key, this.#started);
-      // An accepted value of [scope, key] answers every refusal of it, also those of a field
-      // inside it (a deep control in the overlay). (A control's own refusals, a failed upload,
-      // go when the value it shows changes: VccControl.willUpdate.)
-      const entry = pathKey([scope, key]);
-      for (const errorPath of [...this.#errors.keys()]) {
-        if (errorPath === entry || errorPath.startsWith(`${entry.slice(0, -1)},`)) this.#errors.delete(errorPath);
-      }
-      if (this.#statusAbout === '' || this.#statusAbout === entry) this.#clearStatus();
+      this.#status.accepted(scope, key);
     }
     this.requestUpdate();
     this.dispatchEvent(new CustomEvent<EditorValueChangeDetail>('platform-value-change', { detail: change, bubbles: true, composed: true }));
@@ -527,9 +402,8 @@ export class PlatformEditor extends LitElement {
       session.setValue(path, value);
     } catch (error) {
       const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', String(error));
-      this.#errors.set(pathKey(path), coded.message.replace(/^platform-kit: /, ''));
-      this.#reportError(coded, path);
-      this.requestUpdate();
+      this.#status.refused(path, coded);
+      this.#dispatchError(coded, path);
     }
   };
 
@@ -538,48 +412,13 @@ export class PlatformEditor extends LitElement {
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail: { error: event.detail.error, path: event.detail.path }, bubbles: true, composed: true }));
   };
 
-  readonly #onPanelFocus = (event: FocusEvent): void => {
-    if (this.#overlay.open) return;
-    const holder = (event.target as Element).closest<HTMLElement>('[data-path]');
-    const path = holder ? (JSON.parse(holder.dataset['path'] ?? '[]') as string[]) : null;
-    if (path && this.session?.remixing && !samePath(path, this.session.activePath)) this.session.setActivePath(path);
-  };
-
-  readonly #onPanelBlur = (event: FocusEvent): void => {
-    if (this.#overlay.open) return;
-    const next = event.relatedTarget as Node | null;
-    const panel = this.renderRoot.querySelector('.panel');
-    if (next && panel?.contains(next)) return;
-    this.session?.setActivePath(null);
-  };
-
-  readonly #onToolbarKeydown = (event: KeyboardEvent): void => {
-    // Arrow keys move between the bar's buttons (the toolbar pattern); tab still leaves it.
-    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-    const buttons = [...this.renderRoot.querySelectorAll<HTMLButtonElement>('.bar button:not(:disabled)')];
-    const index = buttons.indexOf(event.target as HTMLButtonElement);
-    if (index < 0) return;
-    event.preventDefault();
-    buttons[(index + (event.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length]?.focus();
-  };
-
   #reportError(error: PlatformError, path?: readonly string[]): void {
-    this.status = error.message.replace(/^platform-kit: /, '');
-    const [scope, key] = path ?? [];
-    this.#statusAbout = scope !== undefined && key !== undefined ? pathKey([scope, key]) : '';
+    this.#status.report(error, path);
+    this.#dispatchError(error, path);
+  }
+
+  #dispatchError(error: PlatformError, path?: readonly string[]): void {
     const detail: EditorErrorDetail = path ? { error, path } : { error };
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail, bubbles: true, composed: true }));
   }
-
-  #clearStatus(): void {
-    this.status = '';
-    this.#statusAbout = null;
-  }
-}
-
-/** The focused element, looking inside open shadow roots from `root`. */
-function deepActiveElement(root: HTMLElement | DocumentFragment): HTMLElement | null {
-  let active = root instanceof ShadowRoot ? root.activeElement : document.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  return active instanceof HTMLElement ? active : null;
 }

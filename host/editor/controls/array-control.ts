@@ -8,7 +8,7 @@
 import { css, html, type TemplateResult } from 'lit';
 import { defaultValueOf } from '../../../protocol/customization.js';
 import { clonePlain, type PlainData } from '../../../protocol/data.js';
-import { CONTROL_CHANGE_EVENT, controlStyles, VccControl, type ControlChangeDetail } from './control-base.js';
+import { controlStyles, VccControl, type ControlChangeDetail } from './control-base.js';
 import { renderControl } from './render-control.js';
 
 /** Edits an `array<T>` VCC ({min, max}). */
