@@ -71,6 +71,8 @@ class GuestFeedState {
   isPlaying = false;
   insets: FeedInsets = NO_INSETS;
   #forwarding = false;
+  /** The host said it takes no forwarded input (it is an editor, not a feed): forwarding stopped for good. */
+  #refused = false;
   #pendingMove: ForwardedTouchEvent | null = null;
   #moveFrame = 0;
   #moveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -103,7 +105,7 @@ class GuestFeedState {
 
   /** Starts forwarding touches, the wheel and navigation keys (once per page). */
   startForwarding(): void {
-    if (this.#forwarding || typeof window === 'undefined') return;
+    if (this.#forwarding || this.#refused || typeof window === 'undefined') return;
     this.#forwarding = true;
     // Capture phase on window: the feed hears of a touch start before any
     // listener of the template runs, so a requestCancelTouch() called from
@@ -118,6 +120,31 @@ class GuestFeedState {
     // Not passive: a wheel the feed takes must not also scroll the feed's page (see #onWheel).
     window.addEventListener('wheel', this.#onWheel, { passive: false });
     window.addEventListener('keydown', this.#onKeyDown);
+  }
+
+  /**
+   * The host is not a feed (an editor answers load() and a forwarded event
+   * with UNSUPPORTED): a template written for the feed calls load() there
+   * too, and its touches, wheel and keys have nowhere to go. Stops for good,
+   * quietly: nothing went wrong.
+   */
+  refuseForwarding(): void {
+    this.#refused = true;
+    if (!this.#forwarding) return;
+    this.#forwarding = false;
+    const options: EventListenerOptions = { capture: true };
+    window.removeEventListener('touchstart', this.#onTouch, options);
+    window.removeEventListener('touchmove', this.#onTouch, options);
+    window.removeEventListener('touchend', this.#onTouch, options);
+    window.removeEventListener('touchcancel', this.#onTouch, options);
+    window.removeEventListener('wheel', this.#onWheel);
+    window.removeEventListener('keydown', this.#onKeyDown);
+    if (this.#moveFrame !== 0) cancelAnimationFrame(this.#moveFrame);
+    if (this.#wheelFrame !== 0) cancelAnimationFrame(this.#wheelFrame);
+    clearTimeout(this.#moveTimer);
+    clearTimeout(this.#wheelTimer);
+    this.#moveFrame = this.#wheelFrame = 0;
+    this.#pendingMove = this.#pendingWheel = null;
   }
 
   readonly #onWheel = (event: WheelEvent): void => {
@@ -202,6 +229,7 @@ class GuestFeedState {
 
   #forward<Name extends 'touch' | 'wheel' | 'key'>(name: Name, ...event: Parameters<HostApi[Name]>): void {
     this.link.call(name, ...event).catch((error: unknown) => {
+      if (error instanceof PlatformError && error.code === 'UNSUPPORTED') return this.refuseForwarding();
       // A lost event only makes one gesture less smooth; the template is not told, but the first failure is logged.
       if (this.#failureLogged) return;
       this.#failureLogged = true;
@@ -303,8 +331,14 @@ export class FeedSdk {
    * the template can be shown; the feed skips a template that never does.
    */
   load(): Promise<void> {
-    this.#state.startForwarding();
-    return this.#settle('load', this.#state.link.call('load'));
+    const state = this.#state;
+    // Forwarding starts at once (a touch right after load() moves the feed); a host that is no feed stops it.
+    state.startForwarding();
+    const call = state.link.call('load').catch((error: unknown) => {
+      if (error instanceof PlatformError && error.code === 'UNSUPPORTED') state.refuseForwarding();
+      throw error;
+    });
+    return this.#settle('load', call);
   }
 
   /**
