@@ -2,8 +2,8 @@ import { expect } from '@esm-bundle/chai';
 import { sendKeys } from '@web/test-runner-commands';
 import { createIdentityHandler, defineHostElements, type PlatformFeed } from '../../host/index.js';
 import type { IdentityTokenResult } from '../../protocol/link.js';
-import { feedSuite, templateItems } from './support/feed.js';
-import { sleep, waitUntil } from './support/probe.js';
+import { feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
+import { HOST_ORIGIN, sleep, waitUntil } from './support/probe.js';
 
 /** Does rectangle `a` overlap `b` (by more than a hair)? */
 function overlaps(a: DOMRect, b: DOMRect): boolean {
@@ -153,6 +153,41 @@ describe("feed: the feed's own Remix and Share actions, and the insets templates
       const refused = await reports.command(target, 'getToken');
       expect(refused.ok).to.equal(false);
       expect(refused.value).to.include({ code: 'UNSUPPORTED' });
+    } finally {
+      element.remove();
+    }
+  });
+
+  it("gives the viewer's identity to pages of the item's own origin only: a page the template navigated to elsewhere hears FORBIDDEN", async () => {
+    defineHostElements();
+    let fetched = 0;
+    const element = document.createElement('platform-feed') as PlatformFeed;
+    element.style.cssText = 'position: fixed; left: 0; top: 0; width: 360px; height: 640px; z-index: 1000;';
+    element.getIdentityToken = createIdentityHandler({
+      fetchToken: async () => {
+        fetched++;
+        return { userToken: 'header.payload.signature', presumedRole: 'user', presumedAttributes: { username: 'Guest 1234' } };
+      },
+    });
+    element.items = templateItems(1);
+    document.body.append(element);
+    try {
+      await reports.waitFor('playback', 't0');
+      const controller = element.controller!;
+      const own = await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'getToken');
+      expect(own.ok, JSON.stringify(own.value)).to.equal(true);
+      expect(fetched).to.equal(1);
+      // The same template page, served from another origin (the test page's): any site, to the feed.
+      const elsewhere = new URL(feedFixtureUrl('template', { tag: 'elsewhere' }));
+      elsewhere.host = new URL(HOST_ORIGIN).host;
+      expect((await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'navigate', elsewhere.toString())).ok).to.equal(true);
+      await reports.waitFor('load-called', 'elsewhere');
+      const frame = controller.frameAt(0)!;
+      expect(new URL(frame.iframe.src).origin).to.equal(HOST_ORIGIN);
+      const refused = await reports.commandAt(HOST_ORIGIN, frame.iframe.contentWindow, 'getToken');
+      expect(refused.ok).to.equal(false);
+      expect(refused.value).to.include({ code: 'FORBIDDEN' });
+      expect(fetched, 'the host was not asked for a token').to.equal(1);
     } finally {
       element.remove();
     }

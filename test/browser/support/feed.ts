@@ -50,7 +50,8 @@ export class FeedReports {
    */
   readonly #retired = new Set<string>();
   readonly #listener = (event: MessageEvent): void => {
-    if (event.origin !== TEMPLATE_ORIGIN) return;
+    // The host's origin too: a page a template navigated to there (a page of another origin than the item's).
+    if (event.origin !== TEMPLATE_ORIGIN && event.origin !== HOST_ORIGIN) return;
     const data = event.data as { probe?: string; tag?: string; page?: string; data?: Record<string, unknown>; probeReply?: number; ok?: boolean; value?: unknown };
     if (typeof data?.probe === 'string' && !this.#retired.has(data.page ?? '')) {
       this.all.push({ tag: data.tag ?? '', page: data.page ?? '', kind: data.probe, data: data.data ?? {}, source: event.source });
@@ -78,6 +79,11 @@ export class FeedReports {
 
   /** Runs a command in the template whose window is `target`. */
   command(target: Window | null, name: string, ...args: unknown[]): Promise<{ ok: boolean; value: unknown }> {
+    return this.commandAt(TEMPLATE_ORIGIN, target, name, ...args);
+  }
+
+  /** Runs a command in the page of `origin` whose window is `target`. */
+  commandAt(origin: string, target: Window | null, name: string, ...args: unknown[]): Promise<{ ok: boolean; value: unknown }> {
     if (!target) return Promise.reject(new Error('no template window'));
     const id = nextCommandId++;
     return new Promise((resolve, reject) => {
@@ -86,7 +92,7 @@ export class FeedReports {
         clearTimeout(timer);
         resolve(reply);
       });
-      target.postMessage({ probeCommand: name, id, args }, TEMPLATE_ORIGIN);
+      target.postMessage({ probeCommand: name, id, args }, origin);
     });
   }
 
