@@ -5,6 +5,9 @@
  * wide; a tap in the template brings its control up as a sheet; the bar is
  * under the thumb.
  *
+ * A sheet rises above a visual viewport that shrinks over the page, as the
+ * on-screen keyboard's does.
+ *
  * Screenshots: test-artifacts/screenshots/; with UPDATE_SCREENSHOTS=1 also
  * docs/editor-phone.png, docs/editor-phone-sheet.png,
  * docs/editor-phone-customize.png and docs/plain-phone.png (README).
@@ -110,6 +113,59 @@ describe('the demo editors on a phone', { timeout: 120_000 }, () => {
     await page.waitForFunction(() => document.querySelector('platform-editor')!.session?.remixing === true);
     await template.waitForFunction(() => document.body.classList.contains('remixing'));
     await screenshot(page, 'editor-phone');
+  });
+
+  it('a sheet rises above what covers the bottom of the screen (the on-screen keyboard), the focused field in view', async () => {
+    // Headless Chromium has no on-screen keyboard. Where one covers the page without resizing it
+    // (iOS Safari; Chrome without interactive-widget=resizes-content) the visual viewport shrinks
+    // over the layout: a real page scale of 2 does the same to the visual viewport (the same
+    // events, the same geometry: the bottom half of the layout out of sight), so the editor's
+    // answer to it is tested here, though not the keyboard itself.
+    const { page } = await rig.page({ phone: true });
+    await page.goto(`${rig.demo.url}/editor.html?template=greeting`);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 20_000 });
+    const template = await templateFrame(page, '/templates/greeting/');
+    await template.waitForFunction(() => document.body.classList.contains('remixing'));
+    await page.locator('platform-editor .bar #customize').tap();
+    const panel = page.locator('platform-editor .panel.sheet.open');
+    await panel.waitFor({ state: 'visible' });
+    // The panel's last field: the one a rising keyboard would hide first.
+    await panel.locator('input, textarea').last().tap();
+    const seen = (): Promise<{ visibleTop: number; visibleBottom: number; sheet: { top: number; bottom: number }; field: { top: number; bottom: number } | null; lift: string }> =>
+      page.evaluate(() => {
+        const editor = document.querySelector('platform-editor')!;
+        let active: Element | null = editor.shadowRoot!.activeElement;
+        while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+        const sheet = editor.shadowRoot!.querySelector('.panel.sheet')!.getBoundingClientRect();
+        const field = active?.getBoundingClientRect();
+        const viewport = window.visualViewport!;
+        return {
+          visibleTop: viewport.offsetTop,
+          visibleBottom: viewport.offsetTop + viewport.height,
+          sheet: { top: sheet.top, bottom: sheet.bottom },
+          field: field ? { top: field.top, bottom: field.bottom } : null,
+          lift: editor.style.getPropertyValue('--_lift'),
+        };
+      });
+    const before = await seen();
+    assert.ok(before.field, 'a field of the panel has the focus');
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 2 });
+      await page.waitForFunction(() => window.visualViewport!.height < window.innerHeight * 0.6);
+      await page.waitForFunction(() => parseFloat(document.querySelector('platform-editor')!.style.getPropertyValue('--_lift')) > 0);
+      const covered = await seen();
+      assert.ok(covered.sheet.bottom <= covered.visibleBottom + 1, `the sheet's bottom is in sight: ${JSON.stringify(covered)}`);
+      assert.ok(covered.sheet.top >= covered.visibleTop - 1, `so is its top: ${JSON.stringify(covered)}`);
+      assert.ok(covered.field && covered.field.top >= covered.visibleTop - 1 && covered.field.bottom <= covered.visibleBottom + 1, `the focused field is in sight: ${JSON.stringify(covered)}`);
+      await screenshot(page, 'editor-phone-covered');
+    } finally {
+      await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 1 });
+    }
+    // Uncovered, the sheet sits on the bar again.
+    await page.waitForFunction(() => document.querySelector('platform-editor')!.style.getPropertyValue('--_lift') === '0px');
+    const after = await seen();
+    assert.ok(Math.abs(after.sheet.bottom - before.sheet.bottom) <= 1, `back where it was: ${JSON.stringify({ before, after })}`);
   });
 
   it('/plain.html: the template has the width of the screen, the panel is below it', async () => {
