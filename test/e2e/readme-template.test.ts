@@ -53,7 +53,8 @@ function readmeTemplate(readme: string): { customization: string; main: string; 
   assert.ok(tsconfig, '"Writing a template" has no ```json block with "compilerOptions" (the tsconfig)');
   assert.deepEqual((JSON.parse(tsconfig) as { include?: unknown }).include, ['src'], 'the tsconfig includes src');
   const main = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(main?.includes('ready().then(render)'), '"Writing a template"\'s first ```ts sample has no ready().then(render)');
+  assert.ok(main, '"Writing a template" has no ```ts sample');
+  assert.ok(main.includes('ready().then(render)'), '"Writing a template"\'s first ```ts sample has no ready().then(render)');
   assert.ok(main.includes('feed.load()'), 'the sample calls feed.load()');
   return { customization, main, tsconfig };
 }
