@@ -9,9 +9,10 @@ import { css } from 'lit';
 
 /** The editor's shadow styles. */
 export const editorStyles = css`
+  /* The element's size: the height of its container (give the page one: html, body { height: 100% }).
+     Its layout lives in .editor, so a page rule like platform-editor { display: block } cannot undo it. */
   :host {
-    display: flex;
-    flex-direction: column;
+    display: block;
     height: 100%;
     min-height: 240px;
     box-sizing: border-box;
@@ -21,6 +22,12 @@ export const editorStyles = css`
   }
   :host([hidden]) {
     display: none;
+  }
+  .editor {
+    display: flex;
+    flex-direction: column;
+    height: 100%;
+    min-height: inherit;
   }
   .bar {
     flex: none;

@@ -260,7 +260,7 @@ export class PlatformEditor extends EditorProperties {
     const compact = this.#layout.compact;
     // One shape for both layouts: the stage (which holds the template's iframe) must stay the
     // same element when the layout changes, since moving an iframe reloads it.
-    return html`${renderBar({
+    return html`<div class="editor">${renderBar({
         remixing,
         compact,
         full,
@@ -286,7 +286,7 @@ export class PlatformEditor extends EditorProperties {
             })
           : nothing}
         ${session ? this.#overlay.render() : nothing}
-      </div>`;
+      </div></div>`;
   }
 
   /** Remix or Preview from the bar. In the compact bar the pressed one is hidden: the focus moves to the other. */

@@ -333,3 +333,29 @@ describe('<platform-editor> controls, against a cross-origin template', () => {
     expect(harness.probe.of('remixing')[0]).to.deep.equal({ isRemixing: true, editorAttributes: { type: 'instant', mode: 'new' } });
   });
 });
+
+describe("<platform-editor> under a page's own CSS", () => {
+  let harness: EditorHarness | undefined;
+  let sheet: HTMLStyleElement | undefined;
+  afterEach(() => {
+    harness?.dispose();
+    sheet?.remove();
+  });
+
+  it('keeps its layout when the page sets display: block on it (a common rule for custom elements)', async () => {
+    sheet = document.createElement('style');
+    sheet.textContent = 'platform-editor { display: block; }';
+    document.head.append(sheet);
+    for (const layout of ['wide', 'compact'] as const) {
+      harness = await mountEditor({ type: 'full', layout, style: 'position: fixed; left: 0; top: 0; width: 800px; height: 600px;' });
+      const iframe = harness.editor.frame!.iframe.getBoundingClientRect();
+      const bar = harness.editor.shadowRoot!.querySelector('.bar')!.getBoundingClientRect();
+      expect(getComputedStyle(harness.editor).display).to.equal('block');
+      // The template takes what the bar leaves (a flex layout), not 0 px or its content's height.
+      expect(iframe.height, `${layout}: the template's height`).to.be.above(600 - bar.height - 2 - 1);
+      expect(bar.bottom <= iframe.top + 1 || bar.top >= iframe.bottom - 1, `${layout}: the bar beside the template`).to.equal(true);
+      harness.dispose();
+      harness = undefined;
+    }
+  });
+});
