@@ -27,21 +27,31 @@ const explained = new Set<string>();
  * `onError` handlers that apply at the time of the failure.
  */
 export function settleCall(method: string, call: Promise<void>, listeners: () => Iterable<CallErrorHandler>): Promise<void> {
-  const settled = call.then(undefined, (error: unknown) => {
-    const coded = error instanceof PlatformError ? error : new PlatformError('INTERNAL', `${method}() failed: ${String(error)}`, { cause: error });
-    if (coded.code === 'UNSUPPORTED') {
-      if (!explained.has(method)) {
-        explained.add(method);
-        console.debug(`platform-kit: ${method}() does not apply where this template runs; it did nothing (${coded.message})`);
-      }
-      return;
-    }
-    reportCallError(coded, method, listeners());
-    throw coded;
-  });
-  // Handled here, so a template that ignores the promise sees no unhandled rejection; one that awaits it still gets the error.
-  settled.catch(noop);
+  const settled: Promise<void> = call.then(undefined, (error: unknown) => callFailed(method, error, listeners, settled));
   return settled;
+}
+
+/**
+ * The failure half of {@link settleCall}, for a caller that reacts to the
+ * answer itself (onSetValue: one reaction for its bookkeeping and this).
+ * Call it from the rejection handler that makes `settled`: it resolves
+ * (`UNSUPPORTED`) or reports and throws.
+ */
+export function callFailed(method: string, error: unknown, listeners: () => Iterable<CallErrorHandler>, settled: Promise<void>): void {
+  const coded = error instanceof PlatformError ? error : new PlatformError('INTERNAL', `${method}() failed: ${String(error)}`, { cause: error });
+  if (coded.code === 'UNSUPPORTED') {
+    if (!explained.has(method)) {
+      explained.add(method);
+      console.debug(`platform-kit: ${method}() does not apply where this template runs; it did nothing (${coded.message})`);
+    }
+    return;
+  }
+  reportCallError(coded, method, listeners());
+  // Handled here, before it rejects, so a template that ignores the promise sees no unhandled
+  // rejection and one that awaits it still gets the error. Only on this path: a `.catch` on
+  // every call was one more promise and microtask per keystroke for calls that succeed.
+  settled.catch(noop);
+  throw coded;
 }
 
 /** Adds `handler` to `set` after checking it is a function; returns the function that removes it. Every guest listener method uses it. */

@@ -5,9 +5,9 @@
 import { assertPlainData, clonePlain, readPath, templatePath, type PlainData } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { isControlPosition, type EditorAttributes, type PresentControlAttributes, type ValueOverrides } from '../protocol/link.js';
-import { addListener, settleCall, type CallErrorHandler } from './call-failures.js';
+import { addListener, callFailed, settleCall, type CallErrorHandler } from './call-failures.js';
 import { getGuestLink } from './link.js';
-import { GuestRemixState, type ActivePathHandler, type Listeners, type RemixingHandler, type ValueChangedHandler } from './remix-state.js';
+import { flightKey, GuestRemixState, type ActivePathHandler, type Listeners, type RemixingHandler, type ValueChangedHandler } from './remix-state.js';
 import type { VccValueAt, VccValuePath } from './types.js';
 
 export type { ActivePathHandler, RemixingHandler, ValueChangedHandler } from './remix-state.js';
@@ -75,19 +75,24 @@ export class InstantRemixing {
     // A malformed argument throws at once; a path that does not fit the current value (a list
     // index past its end) is a refusal like the host's, told through onError and the promise.
     if (checkedPath.length === 1 && !isPlainObject(value)) throw new PlatformError('INVALID_VALUE', 'the value of a whole scope must be an object');
-    let next: ValueOverrides;
-    try {
-      next = state.withOverride(checkedPath, clonePlain(value));
-    } catch (error) {
-      return this.#settle('onSetValue', Promise.reject(error));
+    // Only a path deeper than [scope, key] can fail to fit (a list index past its end): its new
+    // overrides are made before anything is sent; the others' after, off the round trip's path.
+    let next: ValueOverrides | null = null;
+    if (checkedPath.length > 2) {
+      try {
+        next = state.withOverride(checkedPath, clonePlain(value));
+      } catch (error) {
+        return this.#settle('onSetValue', Promise.reject(error));
+      }
     }
     // The request leaves first, so the host works on it while this side does its bookkeeping.
     // Nothing can answer before onSetValue returns, and get() sees the new value as soon as it has.
     // skipUpdate travels only when true: one argument less on the wire of every keystroke.
     const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
+    next ??= state.withOverride(checkedPath, clonePlain(value));
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
-    const entryKey = JSON.stringify([scope, key]);
+    const entryKey = flightKey(scope, key);
     let flight = state.inFlight.get(entryKey);
     if (!flight) state.inFlight.set(entryKey, (flight = { calls: 0, echoes: 0, latest: 0, lastGood: readPath(state.overrides, [scope, key]) }));
     const call = ++flight.latest;
@@ -96,24 +101,29 @@ export class InstantRemixing {
     if (echoed) flight.echoes++;
     const entry = readPath(next, [scope, key]);
     state.overrides = next;
-    const answered = sent.then(
+    const landed = (): void => {
+      flight.calls--;
+      if (echoed) flight.echoes--;
+      if (flight.calls === 0 && state.inFlight.get(entryKey) === flight) state.inFlight.delete(entryKey);
+    };
+    // One reaction to the answer: the bookkeeping and the settling of a failure (callFailed) in
+    // it. A then, a finally and settleCall's then and catch were nine promises and four
+    // microtask hops on every keystroke (measured, bench/RESULTS.md 2026-11-25).
+    const settled: Promise<void> = sent.then(
       () => {
         flight.lastGood = entry;
+        landed();
       },
       (error: unknown) => {
+        landed();
         // The host refused the latest value: the last one it accepted comes back. A timeout or
         // reset proves nothing about the value, and an older call's refusal nothing about a newer one.
         const refused = error instanceof PlatformError && error.code !== 'CALL_TIMEOUT' && error.code !== 'LINK_RESET';
         if (refused && call === flight.latest && checkedPath.length > 1) state.restore(scope, key, flight.lastGood);
-        throw error;
+        callFailed('onSetValue', error, this.#allErrorListeners, settled);
       },
     );
-    const settled = answered.finally(() => {
-      flight.calls--;
-      if (echoed) flight.echoes--;
-      if (flight.calls === 0 && state.inFlight.get(entryKey) === flight) state.inFlight.delete(entryKey);
-    });
-    return this.#settle('onSetValue', settled);
+    return settled;
   }
 
   /**
@@ -207,8 +217,11 @@ export class InstantRemixing {
   }
 
   #settle(method: string, call: Promise<void>): Promise<void> {
-    return settleCall(method, call, () => this.#errorListeners());
+    return settleCall(method, call, this.#allErrorListeners);
   }
+
+  /** {@link InstantRemixing.#errorListeners}, bound once: every call passes it on. */
+  readonly #allErrorListeners = (): Iterable<CallErrorHandler> => this.#errorListeners();
 
   /** Every instance's onError listeners: a page has one remix state, so a failure concerns all of them. */
   *#errorListeners(): Iterable<CallErrorHandler> {

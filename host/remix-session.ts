@@ -114,6 +114,18 @@ function nullRecord<Value>(): Record<string, Value> {
   return Object.create(null) as Record<string, Value>;
 }
 
+/**
+ * A null-prototype copy of `source`, one of this session's own records (null-prototype too, so
+ * for…in walks only its own keys). Why not `Object.assign(nullRecord(), source)`: on these
+ * dictionary-mode objects it is several times slower, measured (bench/RESULTS.md, 2026-11-25),
+ * and a store makes two copies on every keystroke.
+ */
+function copyRecord<Value>(source: Record<string, Value> | undefined): Record<string, Value> {
+  const copy = nullRecord<Value>();
+  for (const name in source) copy[name] = source[name] as Value;
+  return copy;
+}
+
 /** setValue's options for a guest's value without skipUpdate: one object for every keystroke. */
 const FROM_GUEST: SetValueOptions = Object.freeze({ source: 'guest' });
 
@@ -359,15 +371,20 @@ export class RemixSession {
 
   /** Checks one value; changes nothing (see {@link RemixSession.#store}). Throws what setValue throws. */
   #check(path: VccPath, value: unknown, source: ValueSource): CheckedValue {
-    return this.#valueCheck.check(path, value, source, (scope, key) => this.get([scope, key]));
+    return this.#valueCheck.check(path, value, source, this.#stored);
   }
+
+  /** The entry now at `[scope, key]`, for {@link RemixSession.#check}; bound once, not a closure per value. */
+  readonly #stored = (scope: string, key: string): PlainData | undefined => this.get([scope, key]);
 
   /** Stores a value that {@link RemixSession.#check} passed. */
   #store(checked: CheckedValue): void {
     const { scope, key, entry } = checked;
     // New records (a reader's `overrides` stays as it was), without prototypes: keys come from outside.
-    const overrides = Object.assign(nullRecord<ValueOverrides[string]>(), this.#overrides);
-    overrides[scope] = Object.assign(nullRecord<PlainData>(), this.#overrides[scope], { [key]: entry });
+    const overrides = copyRecord(this.#overrides);
+    const entries = copyRecord(this.#overrides[scope]);
+    entries[key] = entry;
+    overrides[scope] = entries;
     this.#overrides = overrides;
   }
 

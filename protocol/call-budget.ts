@@ -62,28 +62,37 @@ export function createCallBudget(limits: CallLimits): CallBudget {
   const calls = tokenBucket(limits.maxCallsBurst, limits.maxCallsPerSecond);
   const bytes = tokenBucket(limits.maxBytesBurst, limits.maxBytesPerSecond);
   const maxCallBytes = limits.maxCallBytes;
+  // The clock of the last takeCall(), which the door calls for every message just before it
+  // charges that message's arguments: one clock read per call, not two. performance.now()
+  // costs 0.3 to 0.5 µs in a cross-origin isolated page (measured, bench/RESULTS.md 2026-11-25).
+  let calledAt = performance.now();
   const chargeArguments = (argumentList: readonly { readonly value?: unknown }[]): CallVerdict => {
     const size = measureArguments(argumentList, maxCallBytes);
     // Charged before anything is refused: a refused call still cost its bytes to receive.
-    if (!bytes(size === TOO_DEEP ? 0 : size)) return { exceeded: `more than ${limits.maxBytesPerSecond} bytes a second (a burst of ${limits.maxBytesBurst})` };
+    if (!bytes(size === TOO_DEEP ? 0 : size, calledAt)) return { exceeded: `more than ${limits.maxBytesPerSecond} bytes a second (a burst of ${limits.maxBytesBurst})` };
     if (size === TOO_DEEP) return { code: 'INVALID_VALUE', message: `arguments nest deeper than ${MAX_MEASURED_DEPTH} levels` };
     if (size > maxCallBytes) return { code: 'VALUE_TOO_LARGE', message: `the arguments of a call are over the limit of ${maxCallBytes} bytes` };
     if (metNotPlain) return { code: 'INVALID_VALUE', message: 'arguments must be plain data (JSON values)' };
     return null;
   };
-  return { limits: { ...limits }, takeCall: () => calls(1), takeBytes: bytes, chargeArguments };
+  return {
+    limits: { ...limits },
+    takeCall: () => calls(1, (calledAt = performance.now())),
+    takeBytes: (amount) => bytes(amount, performance.now()),
+    chargeArguments,
+  };
 }
 
-/** A token bucket of `size` refilled at `perSecond`: the function takes `amount` when there is that much. */
-function tokenBucket(size: number, perSecond: number): (amount: number) => boolean {
+/** A token bucket of `size` refilled at `perSecond`: the function takes `amount` at time `now` (performance.now()) when there is that much. */
+function tokenBucket(size: number, perSecond: number): (amount: number, now: number) => boolean {
   if (size === Infinity || perSecond === Infinity) return () => true;
   const perMs = perSecond / 1_000;
   let tokens = size;
   let at = performance.now();
-  return (amount) => {
-    const now = performance.now();
-    tokens = Math.min(size, tokens + (now - at) * perMs);
-    at = now;
+  return (amount, now) => {
+    // A clock read before `at` (the call's, charged after a later takeBytes) refills nothing.
+    tokens = Math.min(size, tokens + Math.max(0, now - at) * perMs);
+    at = Math.max(at, now);
     if (tokens < amount) return false;
     tokens -= amount;
     return true;

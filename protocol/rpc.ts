@@ -1,14 +1,14 @@
 /**
- * Calls over a MessagePort with comlink, behind a guard at the door.
+ * Calls over a MessagePort in comlink's wire format, behind a guard at the door.
  *
- * Why a guard: comlink's `expose()` serves GET, SET, CONSTRUCT, ENDPOINT and
- * nested paths of whatever object it is given, and a `{type:'HANDLER'}`
- * argument makes it build proxies. The other side of our port is another
- * origin we do not trust, so the serving side ({@link serveSurface}, or
- * {@link linkPort} for a side that also calls) puts an endpoint in front of
- * `expose()` that lets through only `APPLY` of one allow-listed method name
- * with plain (`RAW`) arguments. Everything else is answered with a coded
- * error in comlink's own reply format, counted, and never reaches an object.
+ * Why a guard: comlink's wire carries GET, SET, CONSTRUCT, ENDPOINT, nested
+ * paths and `{type:'HANDLER'}` arguments (which make `expose()` build
+ * proxies). The other side of our port is another origin we do not trust, so
+ * the serving side ({@link serveSurface}, or {@link linkPort} for a side that
+ * also calls) lets through only `APPLY` of one allow-listed method name with
+ * plain (`RAW`) arguments, and answers it itself, as `expose()` would. Everything
+ * else is answered with a coded error in comlink's own reply format,
+ * counted, and never reaches an object.
  *
  * Why envelopes: comlink's thrown-error transfer keeps only name and message.
  * Served methods never throw across the wire; they resolve
@@ -21,10 +21,12 @@
  * anything else looks at the message, and once it is spent stops serving for
  * good and tells its owner (`onLimited`), which closes the port.
  */
-import { expose, type Endpoint } from 'comlink';
 // Types only: the budget's code is the host's to bring (TemplateFrame), so a guest bundle carries none of it.
 import type { CallBudget, Limited } from './call-budget.js';
-import { deserializeError, PlatformError, serializeError, type SerializedError } from './errors.js';
+import { PlatformError, serializeError, type SerializedError } from './errors.js';
+import { createCallerCore, type Caller, type CallerOptions } from './rpc-caller.js';
+
+export { createCaller, type Caller, type CallerOptions } from './rpc-caller.js';
 
 /** Result envelope of every served call. */
 export type Envelope = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
@@ -58,13 +60,13 @@ export interface ServeOptions {
   readonly onLimited?: (limited: Limited) => void;
 }
 
-/** The serving half of a port: the guard in front of comlink's `expose()`. */
+/** The serving half of a port: the guard, and the answers to what it lets through. */
 interface Server {
-  /** Handles the data of one incoming request (anything that is not an answer): refuse it, or pass it to comlink. */
+  /** Handles the data of one incoming request (anything that is not an answer): refuse it, or serve it. */
   serve(data: unknown): void;
   /** Charges the budget for a message that is neither served nor refused (an answer that matched no call). */
   charge(): void;
-  /** Stops passing requests to comlink. */
+  /** Stops serving requests. */
   stop(): void;
 }
 
@@ -74,7 +76,7 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
   const target: Record<string, Handler> = Object.create(null) as Record<string, Handler>;
   for (const name of allowSet) {
     const handler = handlers[name];
-    // Synchronous where the handler is: comlink already awaits the result once, so no extra hop is added here.
+    // Synchronous where the handler is: a synchronous answer is posted at once (see `apply` below).
     // `arguments`, not `...args`: optimized V8 forwards them to `apply` without building an array per call.
     target[name] = function served(): Envelope | Promise<Envelope> {
       try {
@@ -93,32 +95,40 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
     };
   }
 
-  // comlink's listener gets a plain `{data}` instead of the MessageEvent: it reads `event.data`
-  // four times and `event.origin` once per request, and on a MessageEvent each read is a call
-  // into the browser (about 0.1 µs, measured) where on a plain object it is a property load. Its
-  // origin check has nothing to check here (the default '*'): the port is ours, and its other
-  // end went only to the checked origin.
-  let exposedListener: ((event: { readonly data: unknown }) => void) | null = null;
-  const guardedEndpoint: Endpoint = {
-    postMessage: (message: unknown, transfer?: Transferable[]) => port.postMessage(message, transfer ?? []),
-    addEventListener: (_type: string, listener: EventListenerOrEventListenerObject) => {
-      exposedListener =
-        typeof listener === 'function'
-          ? (listener as unknown as (event: { readonly data: unknown }) => void)
-          : (event) => listener.handleEvent(event as unknown as Event);
-    },
-    removeEventListener: () => {
-      exposedListener = null;
-    },
-    start: () => port.start(),
+  // The one request the door lets through (isAllowedCall: APPLY of an allowed name, RAW
+  // arguments, a string id) is answered here as comlink's expose() answers it: `{type: 'RAW',
+  // value, id}`, and a value structured clone refuses as its "Unserializable return value".
+  // Why not expose() itself: per call it copied the request (Object.assign, map, two reduce
+  // over the path), went through four promises before replying and scanned its transfer
+  // handlers; serving here cut 2 to 3 µs of each round trip's 25 to 35 in one process, on
+  // both sides (measured, bench/RESULTS.md 2026-11-25). A served method never throws and
+  // answers an envelope (or a promise of one), so nothing else of expose() was in use.
+  const answer = (id: string, envelope: Envelope): void => {
+    try {
+      port.postMessage({ type: 'RAW', value: envelope, id });
+    } catch {
+      port.postMessage({ type: 'HANDLER', name: 'throw', value: { isError: true, value: { name: 'TypeError', message: 'Unserializable return value' } }, id });
+    }
   };
-  expose(target, guardedEndpoint);
+  let serving = true;
+  const apply = (call: { readonly id: string; readonly path: readonly [string]; readonly argumentList: readonly { readonly value: unknown }[] }): void => {
+    const list = call.argumentList;
+    const args = new Array<unknown>(list.length);
+    for (let i = 0; i < list.length; i++) args[i] = (list[i] as { readonly value: unknown }).value;
+    const id = call.id;
+    const envelope = (target[call.path[0]] as Handler).apply(target, args) as Envelope | Promise<Envelope>;
+    // A synchronous handler is answered at once: no microtask between its work and the reply.
+    if (envelope instanceof Promise) void envelope.then((settled) => answer(id, settled));
+    else answer(id, envelope);
+  };
+  // As expose() did: a port listened to with addEventListener delivers nothing until started.
+  port.start();
 
   const budget = options.budget;
   let limited = false;
   const limit = (data: unknown, exceeded: string): void => {
     limited = true;
-    exposedListener = null;
+    serving = false;
     const id = requestId(data);
     if (id !== null) {
       const message = `platform-kit: this side sent ${exceeded}; the other side closed the link`;
@@ -153,7 +163,7 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
             return;
           }
         }
-        exposedListener?.({ data });
+        if (serving) apply(data as Parameters<typeof apply>[0]);
         return;
       }
       refuse(data, refusalOf(data, allowSet));
@@ -163,7 +173,7 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
       limit(null, `more than ${budget.limits.maxCallsPerSecond} messages a second (a burst of ${budget.limits.maxCallsBurst})`);
     },
     stop() {
-      exposedListener = null;
+      serving = false;
     },
   };
 }
@@ -303,155 +313,4 @@ function refusalOf(data: unknown, allowed: ReadonlySet<string>): Refusal {
     return { code: 'INVALID_MESSAGE', message: `arguments must be a list of at most ${MAX_ARGUMENTS}` };
   }
   return { code: 'INVALID_MESSAGE', message: 'arguments must be plain values' };
-}
-
-/** Calls the other side's surface; see {@link createCaller}. */
-export interface Caller<Api> {
-  /** Calls `name` with a timeout. Rejects with a {@link PlatformError} carrying the callee's code. */
-  call<Name extends keyof Api & string>(
-    name: Name,
-    ...args: Api[Name] extends (...params: infer Params) => unknown ? Params : never
-  ): Promise<Api[Name] extends (...params: never[]) => infer Result ? Awaited<Result> : never>;
-  /**
-   * {@link Caller.call} with the arguments as one array, for layers that pass
-   * on arguments they received as an array (no spread and rest again per call).
-   * The array is only read, never kept.
-   */
-  apply(name: keyof Api & string, args: readonly unknown[]): Promise<unknown>;
-  /** Fails every call in flight with `error` (link reset or closed) and refuses new ones. */
-  close(error: PlatformError): void;
-  /** Calls currently awaiting an answer. */
-  readonly pending: number;
-}
-
-/** Options of {@link createCaller}. */
-export interface CallerOptions {
-  /** A call with no answer within this time fails with `CALL_TIMEOUT`. */
-  readonly callTimeoutMs: number;
-}
-
-/**
- * Calls the other side's surface, speaking comlink's wire format
- * (`{id, type: 'APPLY', path: [name], argumentList: [{type: 'RAW', value}]}`
- * answered by `{id, type: 'RAW', value}`), which the other side's
- * `expose()` serves.
- *
- * Why not comlink's `wrap()`: every property access on its Proxy builds a
- * new Proxy and registers it with a FinalizationRegistry, and its ids are
- * random strings. We only ever call named top-level methods with plain
- * arguments, so a map of pending ids does the same job; measured, the Proxy
- * path alone cost as much per round trip as all of penpal (bench/RESULTS.md).
- *
- * Timeouts: one sweep timer per caller instead of one timer per call (a
- * timer per call was a measurable share of a 0.3 ms round trip). A call
- * fails with `CALL_TIMEOUT` between `callTimeoutMs` and 1.25 × `callTimeoutMs`.
- */
-export function createCaller<Api>(port: MessagePort, options: CallerOptions): Caller<Api> {
-  const listener = (event: MessageEvent): void => {
-    const data: unknown = event.data;
-    // Requests from the other side (they carry a path) are the server's business.
-    if (typeof data === 'object' && data !== null && !('path' in data)) receive(data);
-  };
-  const { caller, receive } = createCallerCore<Api>(port, options, () => port.removeEventListener('message', listener));
-  port.addEventListener('message', listener);
-  return caller;
-}
-
-/** A caller and the function that hands it the answers (messages without a path) arriving on its port. */
-function createCallerCore<Api>(port: MessagePort, options: CallerOptions, onClose: () => void): { caller: Caller<Api>; receive: (data: object) => boolean } {
-  interface Pending {
-    readonly name: string;
-    readonly deadline: number;
-    readonly resolve: (value: unknown) => void;
-    readonly reject: (error: PlatformError) => void;
-  }
-  // Keyed by the sequence number of the call, not by its wire id: a fresh string key costs
-  // about 0.3 µs more per call to store, find and delete (measured in Chromium).
-  const pending = new Map<number, Pending>();
-  // The wire id is this prefix and the sequence number. A per-caller prefix keeps ids unique if
-  // two callers ever share a port. Numbers start at 1: an id that is the bare prefix matches nothing.
-  const idPrefix = `c${Math.random().toString(36).slice(2, 8)}-`;
-  let nextId = 1;
-  let closedWith: PlatformError | null = null;
-  let sweepTimer: ReturnType<typeof setInterval> | undefined;
-  const sweepEveryMs = Math.max(10, Math.ceil(options.callTimeoutMs / 4));
-
-  const sweep = (): void => {
-    const now = Date.now();
-    for (const [id, entry] of pending) {
-      if (entry.deadline > now) continue;
-      pending.delete(id);
-      entry.reject(new PlatformError('CALL_TIMEOUT', `"${entry.name}" got no answer within ${options.callTimeoutMs} ms`));
-    }
-    // Stopped lazily: back-to-back calls keep one timer running instead of arming one per call.
-    if (pending.size === 0 && sweepTimer !== undefined) {
-      clearInterval(sweepTimer);
-      sweepTimer = undefined;
-    }
-  };
-
-  /** Settles the call `data` answers; false when it answers none (stale, or not ours). */
-  const receive = (data: object): boolean => {
-    const { id, type, value } = data as { id?: unknown; type?: unknown; value?: unknown };
-    if (typeof id !== 'string' || !id.startsWith(idPrefix)) return false;
-    const sequence = Number(id.slice(idPrefix.length));
-    const entry = pending.get(sequence);
-    // Unknown ids are stale (a call that timed out) or not ours.
-    if (!entry) return false;
-    pending.delete(sequence);
-    if (type !== 'RAW') {
-      entry.reject(new PlatformError('INVALID_MESSAGE', `"${entry.name}" got a malformed answer`));
-      return true;
-    }
-    // The envelope is read in place: no copy of it per answer.
-    if (typeof value === 'object' && value !== null) {
-      const envelope = value as { ok?: unknown; value?: unknown; error?: unknown };
-      if (envelope.ok === true) {
-        entry.resolve(envelope.value);
-        return true;
-      }
-      if (envelope.ok === false) {
-        entry.reject(deserializeError(envelope.error));
-        return true;
-      }
-    }
-    entry.reject(new PlatformError('INVALID_MESSAGE', 'the other side answered without an envelope'));
-    return true;
-  };
-
-  const apply = (name: string, args: readonly unknown[]): Promise<unknown> => {
-    if (closedWith) return Promise.reject(closedWith);
-    const sequence = nextId++;
-    const argumentList = new Array<{ type: 'RAW'; value: unknown }>(args.length);
-    for (let i = 0; i < args.length; i++) argumentList[i] = { type: 'RAW', value: args[i] };
-    try {
-      port.postMessage({ id: idPrefix + sequence, type: 'APPLY', path: [name], argumentList });
-    } catch (error) {
-      // structuredClone refused an argument (a function, a DOM node…).
-      return Promise.reject(new PlatformError('INVALID_ARGUMENT', `"${name}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
-    }
-    // The promise and the bookkeeping come after the post: the message is on its way while
-    // they are made. No answer can arrive before this returns (it comes in a later task).
-    return new Promise<unknown>((resolve, reject) => {
-      pending.set(sequence, { name, deadline: Date.now() + options.callTimeoutMs, resolve, reject });
-      sweepTimer ??= setInterval(sweep, sweepEveryMs);
-    });
-  };
-
-  const caller: Caller<Api> = {
-    call: ((name: string, ...args: unknown[]) => apply(name, args)) as Caller<Api>['call'],
-    apply,
-    close(error) {
-      closedWith ??= error;
-      onClose();
-      for (const entry of pending.values()) entry.reject(error);
-      pending.clear();
-      if (sweepTimer !== undefined) clearInterval(sweepTimer);
-      sweepTimer = undefined;
-    },
-    get pending() {
-      return pending.size;
-    },
-  };
-  return { caller, receive };
 }
