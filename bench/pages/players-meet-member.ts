@@ -1,0 +1,125 @@
+// One member of the players-meet benchmark: a template page (in a cross-origin
+// iframe) with the real Dispatch client. Node calls start() in every member at
+// once; the member calls connect(), says hello as soon as it is connected,
+// then emits a tick every TICK_MS (a cursor, as the sketch board sends) to
+// each member until one went over the mesh, and notes in wall-clock ms when it saw each other member in its presence list
+// and when each one's first event came, by which path (bench/support/meet-marks.ts
+// tells a data channel's frame from the control socket's).
+import type { Peer } from 'peerjs';
+import { createDispatch } from '../../guest/dispatch/index.js';
+import type { MeetMarks } from '../support/meet-marks.js';
+
+/** Ticks every this many ms after hello: fine enough to see when the mesh starts carrying them. */
+const TICK_MS = 20;
+/** Ticks stop after this long at most (Node stops them sooner once every member is done). */
+const TICKS_FOR_MS = 10_000;
+
+/** What a member saw of another one. */
+export interface SeenMember {
+  /** Listed in this member's presence (wall-clock ms). */
+  presence?: number;
+  /** Its first event, any path: when, which event, which path. */
+  first?: { at: number; name: string; path: 'mesh' | 'relay' };
+  /** Its hello (the event sent right after its connect() resolved): when and by which path. */
+  hello?: { at: number; path: 'mesh' | 'relay' };
+  /** Its first event that came over the mesh. */
+  firstMesh?: { at: number; name: string };
+}
+
+/** What Node reads back. */
+export interface MemberReport {
+  clientId: string | null;
+  connectCalled: number;
+  connected: number | null;
+  /** Every other member listed (the presence list holds `members`). */
+  allListed: number | null;
+  seen: Record<string, SeenMember>;
+  marks: MeetMarks;
+  error: string | null;
+}
+
+declare global {
+  interface Window {
+    peerjs?: { Peer: typeof Peer };
+    __member?: { start(options: { url: string; shardName: string; members: number }): number; stop(): void; report(): MemberReport; done(members: number): boolean };
+  }
+}
+
+/** peerjs's prebuilt browser bundle (its CommonJS dependencies do not load in the dev server), fetched on first use as a bundler's chunk is. */
+function loadPeerJs(): Promise<typeof Peer> {
+  return new Promise((resolve, reject) => {
+    if (window.peerjs) return resolve(window.peerjs.Peer);
+    const script = document.createElement('script');
+    script.src = '/node_modules/peerjs/dist/peerjs.min.js';
+    script.onload = () => resolve(window.peerjs!.Peer);
+    script.onerror = reject;
+    document.head.append(script);
+  });
+}
+
+const meet = window.__meet!;
+const report: MemberReport = { clientId: null, connectCalled: 0, connected: null, allListed: null, seen: {}, marks: meet.marks, error: null };
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+const seen = (clientId: string): SeenMember => (report.seen[clientId] ??= {});
+
+function start(options: { url: string; shardName: string; members: number }): number {
+  // As the sketch board configures it on loopback: no STUN server between tabs of one machine.
+  const dispatch = createDispatch({ url: options.url, projectId: 'bench', loadPeerJs, iceServers: [], receiveOwnBroadcasts: false });
+  dispatch.onConnectedClientsChanged((clients) => {
+    const now = meet.wall();
+    for (const client of clients) if (client.clientId !== dispatch.connectionInfo?.clientId) seen(client.clientId).presence ??= now;
+    if (clients.length >= options.members) report.allListed ??= now;
+  });
+  const heard = (name: string) => (_payload: unknown, metadata: { clientId: string }) => {
+    const now = meet.wall();
+    const path = meet.onChannel > 0 ? 'mesh' : 'relay';
+    const member = seen(metadata.clientId);
+    member.first ??= { at: now, name, path };
+    if (name === 'hello') member.hello ??= { at: now, path };
+    if (path === 'mesh') member.firstMesh ??= { at: now, name };
+  };
+  dispatch.on('hello', heard('hello'));
+  dispatch.on('tick', heard('tick'));
+  report.connectCalled = meet.wall();
+  dispatch.connect({ shardName: options.shardName }).then(
+    (info) => {
+      report.connected = meet.wall();
+      report.clientId = info.clientId;
+      void dispatch.emitEvent('hello', {});
+      // Ticks go to the members not reached by the mesh yet: the tick sent once a member's channel
+      // is open goes by it, and that member gets no more (the measurement adds no load after that).
+      const meshed = new Set<string>();
+      let tick = 0;
+      const started = performance.now();
+      ticker = setInterval(() => {
+        if (performance.now() - started > TICKS_FOR_MS) return stop();
+        const to: string[] = [];
+        for (const [clientId, path] of Object.entries(dispatch.session?.paths() ?? {})) {
+          if (clientId === info.clientId || meshed.has(clientId)) continue;
+          to.push(clientId);
+          if (path === 'peer') meshed.add(clientId);
+        }
+        if (to.length > 0) void dispatch.emitEvent('tick', { i: ++tick }, to).catch(() => undefined);
+        else if (meshed.size >= options.members - 1) stop();
+      }, TICK_MS);
+    },
+    (error: unknown) => {
+      report.error = String(error);
+    },
+  );
+  return report.connectCalled;
+}
+
+function stop(): void {
+  clearInterval(ticker);
+}
+
+/** Every other member listed, and a mesh event from each (or an error). */
+function done(members: number): boolean {
+  if (report.error !== null) return true;
+  const others = Object.values(report.seen);
+  return report.allListed !== null && others.length >= members - 1 && others.every((member) => member.firstMesh !== undefined && member.hello !== undefined);
+}
+
+window.__member = { start, stop, report: () => report, done };
