@@ -35,6 +35,8 @@ export interface MemberReport {
   allListed: number | null;
   seen: Record<string, SeenMember>;
   marks: MeetMarks;
+  /** The data path to each member when the report was read (session.paths()). */
+  paths: Record<string, string>;
   error: string | null;
 }
 
@@ -58,7 +60,8 @@ function loadPeerJs(): Promise<typeof Peer> {
 }
 
 const meet = window.__meet!;
-const report: MemberReport = { clientId: null, connectCalled: 0, connected: null, allListed: null, seen: {}, marks: meet.marks, error: null };
+const report: MemberReport = { clientId: null, connectCalled: 0, connected: null, allListed: null, seen: {}, marks: meet.marks, paths: {}, error: null };
+let current: ReturnType<typeof createDispatch> | null = null;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
 const seen = (clientId: string): SeenMember => (report.seen[clientId] ??= {});
@@ -66,21 +69,25 @@ const seen = (clientId: string): SeenMember => (report.seen[clientId] ??= {});
 function start(options: { url: string; shardName: string; members: number }): number {
   // As the sketch board configures it on loopback: no STUN server between tabs of one machine.
   const dispatch = createDispatch({ url: options.url, projectId: 'bench', loadPeerJs, iceServers: [], receiveOwnBroadcasts: false });
+  current = dispatch;
   dispatch.onConnectedClientsChanged((clients) => {
     const now = meet.wall();
     for (const client of clients) if (client.clientId !== dispatch.connectionInfo?.clientId) seen(client.clientId).presence ??= now;
     if (clients.length >= options.members) report.allListed ??= now;
   });
-  const heard = (name: string) => (_payload: unknown, metadata: { clientId: string }) => {
+  const heard = (name: string) => (payload: { mesh?: string[] }, metadata: { clientId: string }) => {
     const now = meet.wall();
-    const path = meet.onChannel > 0 ? 'mesh' : 'relay';
+    // On a channel's message (meet-marks.ts); or a frame that came on a call this member held
+    // until it knew the caller (held-calls.ts), handed over later: the sender says it sent it by the mesh.
+    const self = current?.connectionInfo?.clientId;
+    const path = meet.onChannel > 0 || (self !== undefined && payload.mesh?.includes(self) === true) ? 'mesh' : 'relay';
     const member = seen(metadata.clientId);
     member.first ??= { at: now, name, path };
     if (name === 'hello') member.hello ??= { at: now, path };
     if (path === 'mesh') member.firstMesh ??= { at: now, name };
   };
-  dispatch.on('hello', heard('hello'));
-  dispatch.on('tick', heard('tick'));
+  dispatch.on('hello', heard('hello') as (payload: unknown, metadata: { clientId: string }) => void);
+  dispatch.on('tick', heard('tick') as (payload: unknown, metadata: { clientId: string }) => void);
   report.connectCalled = meet.wall();
   dispatch.connect({ shardName: options.shardName }).then(
     (info) => {
@@ -100,7 +107,8 @@ function start(options: { url: string; shardName: string; members: number }): nu
           to.push(clientId);
           if (path === 'peer') meshed.add(clientId);
         }
-        if (to.length > 0) void dispatch.emitEvent('tick', { i: ++tick }, to).catch(() => undefined);
+        const mesh = to.filter((clientId) => meshed.has(clientId));
+        if (to.length > 0) void dispatch.emitEvent('tick', { i: ++tick, mesh }, to).catch(() => undefined);
         else if (meshed.size >= options.members - 1) stop();
       }, TICK_MS);
     },
@@ -122,4 +130,4 @@ function done(members: number): boolean {
   return report.allListed !== null && others.length >= members - 1 && others.every((member) => member.firstMesh !== undefined && member.hello !== undefined);
 }
 
-window.__member = { start, stop, report: () => report, done };
+window.__member = { start, stop, report: () => ({ ...report, paths: current?.session?.paths() ?? {} }), done };
