@@ -30,8 +30,8 @@
  * the feed (bench/support/meet-demo.ts), from page load (or the focus
  * change) to seeing the other player. Figures only, no target.
  *
- * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_DEMO_ROUNDS=3
- * (0: no demo part).
+ * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
+ * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,6 +51,8 @@ export const description = 'Time until players see each other: connect() → pre
 export const MAX_PRESENCE_MS = 300;
 export const MAX_FIRST_MESH_MS = 500;
 const [ROUNDS_2, ROUNDS_8] = (process.env['PLAYERS_MEET_ROUNDS'] ?? '30,10').split(',').map(Number) as [number, number];
+/** The member counts run (`PLAYERS_MEET_SIZES=8`: only 8), so that each part fits a run of its own on a busy machine. */
+const SIZES = (process.env['PLAYERS_MEET_SIZES'] ?? '2,8').split(',').map(Number);
 const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
 /** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
 const ROUND_MS = 15_000;
@@ -179,7 +181,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const server = await context.server();
     const browser = await context.browser();
     context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each.`);
-    for (const [members, rounds] of [[2, ROUNDS_2], [8, ROUNDS_8]] as const) {
+    for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
       const samples = emptySamples();
       const all: MemberReport[][] = [];
       // One context per member count: pages are fresh each round, the HTTP cache warm after the
@@ -198,7 +200,10 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       }
       bySize.set(members, samples);
       rawRounds[members] = all;
-      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event.`);
+      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event.\n`);
+      // Printed as each member count ends too: a long run stopped later keeps these.
+      context.log(resultTable(new Map([[members, samples]])));
+      context.log('');
     }
     if (DEMO_ROUNDS > 0) demo = await demoPart(context, problems);
   } finally {
