@@ -137,6 +137,8 @@ export class DispatchSession {
     this.#authorization = config.authorization;
     this.#state = 'connecting';
     this.#connection.resetBackoff();
+    // peerjs loads while the socket opens and the join is answered, not after (peer-transport.ts).
+    this.#options.peerTransport?.prepare?.();
     this.#connecting = this.#open(false).then(
       (info) => info,
       (error: unknown) => {
@@ -308,6 +310,11 @@ export class DispatchSession {
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
     }
     this.#clock.restart(reply.s);
+    // A first join starts the mesh now, beside the clock sync: its peerjs socket, offers and ICE
+    // take several round trips, and none of them needs the clock. Frames that come on a channel
+    // before connect() resolves are delivered, as relayed ones already were. A resume starts it
+    // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
+    if (!resuming) this.#startPeer(reply);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
     // the others follow in the background (clock.ts), so joining costs one round trip for the
@@ -316,7 +323,7 @@ export class DispatchSession {
     this.#state = 'connected';
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
-    this.#startPeer(reply);
+    if (resuming) this.#startPeer(reply);
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();
