@@ -31,7 +31,8 @@
  * change) to seeing the other player. Figures only, no target.
  *
  * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
- * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part).
+ * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
+ * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own (an ablation).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,11 @@ const [ROUNDS_2, ROUNDS_8] = (process.env['PLAYERS_MEET_ROUNDS'] ?? '30,10').spl
 /** The member counts run (`PLAYERS_MEET_SIZES=8`: only 8), so that each part fits a run of its own on a busy machine. */
 const SIZES = (process.env['PLAYERS_MEET_SIZES'] ?? '2,8').split(',').map(Number);
 const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
+/**
+ * Each member in a cross-origin iframe of its own page (default), or the member page alone
+ * (PLAYERS_MEET_IFRAME=0, an ablation: half the renderer processes).
+ */
+const IN_IFRAME = process.env['PLAYERS_MEET_IFRAME'] !== '0';
 /** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
 const ROUND_MS = 15_000;
 /** Pages are left this long after loading before connect(): a user does not click in the first frame. */
@@ -82,7 +88,7 @@ async function round(context: BrowserContext, server: BenchServer, signalingUrl:
       const page = await context.newPage();
       pages.push(page);
       page.on('pageerror', (error) => problems.push(error.message));
-      await page.goto(`${server.hostOrigin}/bench/players-meet.html?member=${encodeURIComponent(memberUrl)}`);
+      await page.goto(IN_IFRAME ? `${server.hostOrigin}/bench/players-meet.html?member=${encodeURIComponent(memberUrl)}` : memberUrl);
       frames.push(await memberFrame(page));
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -180,7 +186,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   try {
     const server = await context.server();
     const browser = await context.browser();
-    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each.`);
+    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}.`);
     for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
       const samples = emptySamples();
       const all: MemberReport[][] = [];
@@ -210,10 +216,12 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     await signaling.stop();
   }
   for (const problem of [...new Set(problems)].slice(0, 20)) context.log(`[problem] ${problem}`);
-  context.log('');
-  context.log(resultTable(bySize));
-  context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
-  context.log(breakdownTable(bySize));
+  if (bySize.size > 0) {
+    context.log('');
+    context.log(resultTable(bySize));
+    context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
+    context.log(breakdownTable(bySize));
+  }
   if (DEMO_ROUNDS > 0) {
     context.log('\nDemo, two users: "page" from the navigation start of /templates/sketch/; "feed" from the focus change to the board (goTo(1)). ms.\n');
     context.log(demoTable(demo));

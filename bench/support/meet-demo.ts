@@ -96,6 +96,9 @@ export async function meetOnDemo(browser: Browser, urls: { readonly host: string
     const meetings: DemoMeeting[] = [];
     for (const [index, frame] of frames.entries()) {
       await frame.waitForFunction(() => (window.__meet?.marks['players 2']?.length ?? 0) > 0, undefined, { timeout: WAIT_MS });
+      // The rest of the breakdown: the pair's data channel (the board relays until then; a pair
+      // that never opens one is left out of that step, not of the figure).
+      await frame.waitForFunction(() => (window.__meet?.marks['data channel open']?.length ?? 0) > 0, undefined, { timeout: 10_000 }).catch(() => undefined);
       const marks = await frame.evaluate(() => window.__meet!.marks);
       const reference = references[index]!;
       meetings.push({ seen: (firstOf(marks, 'players 2') ?? Number.NaN) - reference, steps: steps(marks, reference) });
