@@ -34,6 +34,7 @@
  * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
  * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own (an ablation).
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ async function memberFrame(page: Page): Promise<Frame> {
 }
 
 /** One round: `members` fresh pages (in `context`: its cache is warm after the first round) meet on a new shard; their reports. */
-async function round(context: BrowserContext, server: BenchServer, signalingUrl: string, members: number, name: string, problems: string[]): Promise<MemberReport[]> {
+async function round(context: BrowserContext, server: BenchServer, signalingUrl: string, members: number, name: string, problems: string[], cpuBusy: number[]): Promise<MemberReport[]> {
   const pages: Page[] = [];
   try {
     const frames: Frame[] = [];
@@ -93,6 +94,7 @@ async function round(context: BrowserContext, server: BenchServer, signalingUrl:
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const options = { url: signalingUrl, shardName: name, members };
+    const cpuBefore = cpuTimes();
     await Promise.all(frames.map((frame) => frame.evaluate((o) => window.__member!.start(o), options)));
     const deadline = Date.now() + ROUND_MS;
     while (Date.now() < deadline) {
@@ -100,12 +102,27 @@ async function round(context: BrowserContext, server: BenchServer, signalingUrl:
       const done = await Promise.all(frames.map((frame) => frame.evaluate((n) => window.__member!.done(n), members)));
       if (done.every(Boolean)) break;
     }
+    const cpuAfter = cpuTimes();
+    // How busy the machine's cores were while the members met (every process: ours and others').
+    if (cpuBefore && cpuAfter && cpuAfter.total > cpuBefore.total) cpuBusy.push((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total));
     await Promise.all(frames.map((frame) => frame.evaluate(() => window.__member!.stop())));
     const reports = await Promise.all(frames.map((frame) => frame.evaluate(() => window.__member!.report())));
     for (const report of reports) if (report.error) problems.push(`member: ${report.error}`);
     return reports;
   } finally {
     for (const page of pages) await page.close();
+  }
+}
+
+/** Busy and total jiffies of every CPU of the machine so far (/proc/stat), or null off Linux. */
+function cpuTimes(): { busy: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
   }
 }
 
@@ -190,14 +207,17 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
       const samples = emptySamples();
       const all: MemberReport[][] = [];
+      const cpuBusy: number[] = [];
       // One context per member count: pages are fresh each round, the HTTP cache warm after the
       // warm-up (a returning visitor; connect() is measured, not the page load).
       const browserContext = await browser.newContext({ viewport: { width: 400, height: 300 } });
       await browserContext.addInitScript({ content: MEET_MARKS_SCRIPT });
       try {
         for (let index = -1; index < rounds; index++) {
-          const reports = await round(browserContext, server, signaling.url, members, `meet-${members}-${index + 1}-${Math.random().toString(36).slice(2, 8)}`, problems);
+          const busy: number[] = [];
+          const reports = await round(browserContext, server, signaling.url, members, `meet-${members}-${index + 1}-${Math.random().toString(36).slice(2, 8)}`, problems, busy);
           if (index < 0) continue;
+          cpuBusy.push(...busy);
           addRound(samples, reports, members);
           all.push(reports);
         }
@@ -206,7 +226,8 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       }
       bySize.set(members, samples);
       rawRounds[members] = all;
-      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event.\n`);
+      const busy = stats(cpuBusy);
+      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %).\n`);
       // Printed as each member count ends too: a long run stopped later keeps these.
       context.log(resultTable(new Map([[members, samples]])));
       context.log('');
