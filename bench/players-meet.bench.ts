@@ -32,7 +32,8 @@
  *
  * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
  * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
- * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own (an ablation).
+ * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own, PLAYERS_MEET_PRELOAD=0
+ * loads peerjs once the join is answered instead of from connect() (ablations).
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -61,6 +62,8 @@ const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
  * (PLAYERS_MEET_IFRAME=0, an ablation: half the renderer processes).
  */
 const IN_IFRAME = process.env['PLAYERS_MEET_IFRAME'] !== '0';
+/** PLAYERS_MEET_PRELOAD=0 (an ablation): peerjs loads once the join is answered, not from connect(). */
+const PRELOAD = process.env['PLAYERS_MEET_PRELOAD'] !== '0';
 /** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
 const ROUND_MS = 15_000;
 /** Pages are left this long after loading before connect(): a user does not click in the first frame. */
@@ -84,7 +87,7 @@ async function round(context: BrowserContext, server: BenchServer, signalingUrl:
   const pages: Page[] = [];
   try {
     const frames: Frame[] = [];
-    const memberUrl = `${server.templateOrigin}/bench/players-meet-member.html`;
+    const memberUrl = `${server.templateOrigin}/bench/players-meet-member.html${PRELOAD ? '' : '?preload=0'}`;
     for (let i = 0; i < members; i++) {
       const page = await context.newPage();
       pages.push(page);
@@ -203,7 +206,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   try {
     const server = await context.server();
     const browser = await context.browser();
-    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}.`);
+    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`);
     for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
       const samples = emptySamples();
       const all: MemberReport[][] = [];

@@ -47,8 +47,19 @@ declare global {
   }
 }
 
+/**
+ * An ablation (`?preload=0`): the load asked for by connect() (the transport's prepare()) waits
+ * until the join is answered, as it did before the mesh's preload: what the preload costs the join.
+ */
+const deferLoad = new URLSearchParams(location.search).get('preload') === '0';
+
+async function joined(): Promise<void> {
+  while (!meet.marks['control ← joined']) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** peerjs's prebuilt browser bundle (its CommonJS dependencies do not load in the dev server), fetched on first use as a bundler's chunk is. */
-function loadPeerJs(): Promise<typeof Peer> {
+async function loadPeerJs(): Promise<typeof Peer> {
+  if (deferLoad) await joined();
   return new Promise((resolve, reject) => {
     if (window.peerjs) return resolve(window.peerjs.Peer);
     const script = document.createElement('script');
