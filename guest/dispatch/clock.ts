@@ -7,8 +7,12 @@
  */
 import { preciseNow, type ServerMessage } from '../../protocol/signaling.js';
 
-/** Round trips measured when a client first joins (three when it resumes). */
+/**
+ * Round trips measured when a client first joins (three when it resumes): the first before
+ * `connect()` resolves, the others right after it, in the background (see {@link ServerClock.refine}).
+ */
 export const CLOCK_SAMPLES_AT_CONNECT = 5;
+export const CLOCK_SAMPLES_AT_RESUME = 3;
 /** The most recent samples kept; the one with the smallest round trip wins. */
 const CLOCK_WINDOW = 8;
 
@@ -22,6 +26,8 @@ export class ServerClock {
   /** Server time minus local time (with the skew), in ms. */
   offset = 0;
   #samples: { rtt: number; offset: number }[] = [];
+  /** Bumped by restart() and refine(): a background refinement runs while it is its own. */
+  #generation = 0;
 
   constructor(skewMs: number) {
     this.skew = skewMs;
@@ -41,6 +47,22 @@ export class ServerClock {
   restart(serverTime: number): void {
     this.offset = serverTime - this.now();
     this.#samples = [];
+    // A refinement of the connection before stops: its samples are of another socket.
+    this.#generation++;
+  }
+
+  /**
+   * More samples after the connection is up, without holding anything back: events sent
+   * meanwhile carry the offset of the samples so far (within half a round trip of the truth,
+   * usually far less), and the best of all of them wins when they are in. A sample that fails
+   * (the socket closed, a reconnection restarted the clock) ends it quietly: the next join or
+   * heartbeat measures again.
+   */
+  refine(ping: Ping, samples: number): void {
+    const generation = ++this.#generation;
+    void (async () => {
+      for (let i = 0; i < samples && generation === this.#generation; i++) await this.sync(ping, 1);
+    })().catch(() => undefined);
   }
 
   /** NTP-style: offset = server time − midpoint of the round trip; the sample with the smallest round trip wins. */

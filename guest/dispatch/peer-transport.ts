@@ -21,8 +21,8 @@
  * - When the page's peer-connection budget is spent (peer-budget.ts), the
  *   page leaves the mesh (its peer socket closes, so nobody's offer makes it
  *   create more) and relays.
- * - peerjs is loaded on first use (dynamic import): a template that never
- *   meshes never downloads it.
+ * - peerjs is loaded on first use (dynamic import), from `connect()` on:
+ *   a template that never connects never downloads it.
  */
 import type { DataConnection, Peer } from 'peerjs';
 import { PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, type MemberWire } from '../../protocol/signaling.js';
@@ -54,9 +54,32 @@ export interface PeerTransportOptions {
 }
 
 
-/** Makes the factory the session calls once it has a peer id. */
+/** The default loader: a dynamic import (bundlers make it a chunk of its own). */
+const importPeerJs = async (): Promise<typeof Peer> => (await import('peerjs')).Peer;
+/** peerjs loading or loaded, per loader: prepare() and the transport share one load. */
+const peerJsLoads = new WeakMap<() => Promise<typeof Peer>, Promise<typeof Peer>>();
+
+function loadPeerJs(options: PeerTransportOptions): Promise<typeof Peer> {
+  const loader = options.loadPeerJs ?? importPeerJs;
+  let load = peerJsLoads.get(loader);
+  if (!load) {
+    load = loader();
+    peerJsLoads.set(loader, load);
+    // A failed load is tried again at the next connection (a network blip must not end the mesh for good).
+    load.catch(() => peerJsLoads.delete(loader));
+  }
+  return load;
+}
+
+/**
+ * Makes the factory the session calls once it has a peer id. Its `prepare()`, called by
+ * `connect()`, starts loading peerjs: the load overlaps the socket's opening and the join instead
+ * of following them (a template that never connects still never downloads it).
+ */
 export function peerTransport(options: PeerTransportOptions = {}): PeerTransportFactory {
-  return (init, host) => new MeshTransport(init, host, options);
+  const factory: PeerTransportFactory = (init, host) => new MeshTransport(init, host, options);
+  factory.prepare = () => void loadPeerJs(options).catch(() => undefined);
+  return factory;
 }
 
 class MeshTransport implements PeerTransport {
@@ -84,7 +107,7 @@ class MeshTransport implements PeerTransport {
   async #start(): Promise<void> {
     let PeerClass: typeof Peer;
     try {
-      PeerClass = this.#options.loadPeerJs ? await this.#options.loadPeerJs() : (await import('peerjs')).Peer;
+      PeerClass = await loadPeerJs(this.#options);
     } catch (error) {
       console.warn('platform-kit: peerjs could not be loaded; every event goes through the relay', error);
       return;

@@ -32,7 +32,7 @@ import {
   type ShardInfo,
   type WireLimits,
 } from '../../protocol/signaling.js';
-import { CLOCK_SAMPLES_AT_CONNECT, ServerClock } from './clock.js';
+import { CLOCK_SAMPLES_AT_CONNECT, CLOCK_SAMPLES_AT_RESUME, ServerClock, type Ping } from './clock.js';
 import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
@@ -137,6 +137,8 @@ export class DispatchSession {
     this.#authorization = config.authorization;
     this.#state = 'connecting';
     this.#connection.resetBackoff();
+    // peerjs loads while the socket opens and the join is answered, not after (peer-transport.ts).
+    this.#options.peerTransport?.prepare?.();
     this.#connecting = this.#open(false).then(
       (info) => info,
       (error: unknown) => {
@@ -308,14 +310,24 @@ export class DispatchSession {
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
     }
     this.#clock.restart(reply.s);
-    await this.#clock.sync((c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs), resuming ? 3 : CLOCK_SAMPLES_AT_CONNECT);
+    // A first join starts the mesh now, beside the clock sync: its peerjs socket, offers and ICE
+    // take several round trips, and none of them needs the clock. Frames that come on a channel
+    // before connect() resolves are delivered, as relayed ones already were. A resume starts it
+    // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
+    if (!resuming) this.#startPeer(reply);
+    const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
+    // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
+    // the others follow in the background (clock.ts), so joining costs one round trip for the
+    // clock, not five.
+    await this.#clock.sync(ping, 1);
     this.#state = 'connected';
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
-    this.#startPeer(reply);
+    if (resuming) this.#startPeer(reply);
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();
+    this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
   }
 
   #startPeer(reply: JoinedMessage): void {

@@ -79,4 +79,11 @@ export interface PeerTransportInit {
 }
 
 /** Makes a peer transport (browser clients); absent on the backend. */
-export type PeerTransportFactory = (init: PeerTransportInit, host: PeerTransportHost) => PeerTransport;
+export interface PeerTransportFactory {
+  (init: PeerTransportInit, host: PeerTransportHost): PeerTransport;
+  /**
+   * `connect()` was called: load what the transport needs (peerjs) now, while the socket opens
+   * and the join is answered, so that the transport starts at once when `joined` comes.
+   */
+  prepare?(): void;
+}

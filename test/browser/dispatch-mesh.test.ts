@@ -159,6 +159,27 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     }
   });
 
+  it('starts loading peerjs when connect() is called, and the mesh uses that one load', async () => {
+    // Issue 18: peerjs used to load once the join was answered and the clock synced, a chunk's
+    // download after two round trips instead of beside them.
+    let loads = 0;
+    const load = async () => (await import('peerjs')).Peer;
+    const [a, b] = [
+      createDispatch({ url: server(), projectId: 'demo', loadPeerJs: () => (loads++, load()) }),
+      createDispatch({ url: server(), projectId: 'demo' }),
+    ];
+    try {
+      const connecting = a.connect({ shardName: 'preload-room' });
+      expect(loads).to.equal(1);
+      const infoA = await connecting;
+      const infoB = await b.connect({ shardName: 'preload-room' });
+      await waitUntil(() => a.session?.paths()[infoB.clientId] === 'peer' && b.session?.paths()[infoA.clientId] === 'peer', 'the pair to open', 10_000);
+      expect(loads).to.equal(1);
+    } finally {
+      await Promise.all([a.disconnect(), b.disconnect()]);
+    }
+  });
+
   it('relays everything past the mesh size, so no page holds a connection per member', async () => {
     const trio = [member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 }), member({ meshMaxMembers: 2 })];
     const infos = [];

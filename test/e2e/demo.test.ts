@@ -150,6 +150,21 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     assert.deepEqual(feed.remixes.find((remix) => remix.id === published)?.values, { card: { title, background: '#a5d8ff' } });
   });
 
+  it('Sketch party in the feed joins its shard once in focus, not while it waits as the preloaded neighbour', async () => {
+    const { page } = await rig.page({ width: 800, height: 560 });
+    await page.goto(`${rig.demo.url}/`);
+    await waitForEntry(page, 'greeting');
+    const sketch = await templateFrame(page, '/templates/sketch/');
+    // The feed tells every item it is not remixing (remix-preview.ts); the board used to join on that, unseen (issue 18).
+    await sketch.waitForFunction(() => document.body.dataset['remixing'] === 'false', undefined, { timeout: 15_000 });
+    assert.equal(await sketch.evaluate(() => document.querySelector('.status')!.textContent), 'offline', 'not joined while out of focus');
+    assert.equal(await sketch.evaluate(() => document.body.dataset['shard']), undefined);
+    await page.evaluate(() => (document.querySelector('platform-feed') as HTMLElement & { goTo(index: number): boolean }).goTo(1));
+    await waitForPlaying(sketch, true);
+    await sketch.waitForFunction(() => document.body.dataset['shard'] !== undefined, undefined, { timeout: 15_000 });
+    await page.close();
+  });
+
   it('two browsers join Sketch party and see each other: players, a targeted wave, strokes, shard info; the dashboard shows the shard', async () => {
     // Both start in the same color: the one who joined later must take another (issue 17).
     const url = `${rig.demo.templateOrigin}/templates/sketch/?color=${encodeURIComponent('#e03131')}`;

@@ -388,7 +388,11 @@ $<HTMLButtonElement>('.clear').addEventListener('click', () => {
 remix.onValueChanged(render);
 remix.onSetRemixing((isRemixing) => {
   document.body.classList.toggle('remixing', isRemixing);
-  void join(); // in the editor: play along while remixing
+  document.body.dataset['remixing'] = String(isRemixing); // what it was told last (for the tests, as <html data-playing>)
+  // In the editor: play along while remixing. Not remixing says nothing of focus: the feed tells
+  // every item that (a preloaded neighbour too, which must not sit in a shard unseen); it joins
+  // when it plays, and a board the editor moves to its preview stays in.
+  if (isRemixing) void join();
 });
 for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
   element.addEventListener('click', () => {

@@ -1,0 +1,265 @@
+/**
+ * Time until players see each other (issue 18): from connect() to the other
+ * members' presence, and to their first event over the mesh.
+ *
+ * Members: 2, then 8, real browser members, each a page of headless Chromium
+ * holding the member in a cross-origin iframe (bench/players-meet.html on
+ * localhost, bench/players-meet-member.html on 127.0.0.1, as a feed holds a
+ * template), each with the real Dispatch client (guest/dispatch), peerjs
+ * loaded on first use, against a real signaling server process
+ * (signaling/bin.ts), all on loopback. Every round opens fresh pages (one
+ * browser context per member count: the cache is warm after a warm-up round,
+ * as for a returning visitor; peerjs still loads on first use in each page),
+ * lets them load, then has every member call connect() on the same shard at once. Each member says
+ * hello as soon as its connect() resolves, then sends a tick every 20 ms (a
+ * cursor) to each member its mesh has not carried a tick to yet. Per member, in ms from the moment the LAST member called
+ * connect() (t0):
+ *   - presence: every other member in its onConnectedClientsChanged list;
+ *   - hello: each other member's hello, and the path that carried it (a
+ *     data channel or the control socket, told apart at the browser's API:
+ *     bench/support/meet-marks.ts);
+ *   - first mesh event: each other member's first event that came by a
+ *     data channel (hello or a tick);
+ *   - the steps between (control socket open, joined, connect() resolved,
+ *     peerjs socket and OPEN, peer connection, offer, ICE, data channel).
+ * Targets (p50; p99 reported): presence ≤ 300 ms, first mesh event ≤ 500 ms,
+ * for 2 and for 8 members.
+ *
+ * Demo: two users open the demo's Sketch party (demo/templates/sketch) on the
+ * demo server, dev server and production build, by its own URL and through
+ * the feed (bench/support/meet-demo.ts), from page load (or the focus
+ * change) to seeing the other player. Figures only, no target.
+ *
+ * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
+ * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
+ * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own, PLAYERS_MEET_PRELOAD=0
+ * loads peerjs once the join is answered instead of from connect() (ablations).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { buildDemo } from '../demo/build.js';
+import { startDemo } from '../demo/server.js';
+import type { MemberReport } from './pages/players-meet-member.js';
+import { stats, table, type BenchContext, type BenchOutcome, type BenchServer, type TargetCheck } from './support/bench.js';
+import { addRound, emptySamples, STEPS, type MeetSamples } from './support/meet-analysis.js';
+import { meetOnDemo, type DemoMeeting } from './support/meet-demo.js';
+import { MEET_MARKS_SCRIPT } from './support/meet-marks.js';
+import { startSignalingProcess } from './support/signaling-process.js';
+
+export const description = 'Time until players see each other: connect() → presence and → first event over the mesh, 2 and 8 browser members; the demo sketch board from page load.';
+
+export const MAX_PRESENCE_MS = 300;
+export const MAX_FIRST_MESH_MS = 500;
+const [ROUNDS_2, ROUNDS_8] = (process.env['PLAYERS_MEET_ROUNDS'] ?? '30,10').split(',').map(Number) as [number, number];
+/** The member counts run (`PLAYERS_MEET_SIZES=8`: only 8), so that each part fits a run of its own on a busy machine. */
+const SIZES = (process.env['PLAYERS_MEET_SIZES'] ?? '2,8').split(',').map(Number);
+const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
+/**
+ * Each member in a cross-origin iframe of its own page (default), or the member page alone
+ * (PLAYERS_MEET_IFRAME=0, an ablation: half the renderer processes).
+ */
+const IN_IFRAME = process.env['PLAYERS_MEET_IFRAME'] !== '0';
+/** PLAYERS_MEET_PRELOAD=0 (an ablation): peerjs loads once the join is answered, not from connect(). */
+const PRELOAD = process.env['PLAYERS_MEET_PRELOAD'] !== '0';
+/** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
+const ROUND_MS = 15_000;
+/** Pages are left this long after loading before connect(): a user does not click in the first frame. */
+const SETTLE_MS = 300;
+
+async function memberFrame(page: Page): Promise<Frame> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const frame = page.frames().find((candidate) => candidate.url().includes('/bench/players-meet-member.html'));
+    if (frame) {
+      await frame.waitForFunction(() => window.__member !== undefined, undefined, { timeout: 20_000 });
+      return frame;
+    }
+    if (Date.now() > deadline) throw new Error('no member frame');
+    await page.waitForTimeout(10);
+  }
+}
+
+/** One round: `members` fresh pages (in `context`: its cache is warm after the first round) meet on a new shard; their reports. */
+async function round(context: BrowserContext, server: BenchServer, signalingUrl: string, members: number, name: string, problems: string[], cpuBusy: number[]): Promise<MemberReport[]> {
+  const pages: Page[] = [];
+  try {
+    const frames: Frame[] = [];
+    const memberUrl = `${server.templateOrigin}/bench/players-meet-member.html${PRELOAD ? '' : '?preload=0'}`;
+    for (let i = 0; i < members; i++) {
+      const page = await context.newPage();
+      pages.push(page);
+      page.on('pageerror', (error) => problems.push(error.message));
+      await page.goto(IN_IFRAME ? `${server.hostOrigin}/bench/players-meet.html?member=${encodeURIComponent(memberUrl)}` : memberUrl);
+      frames.push(await memberFrame(page));
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const options = { url: signalingUrl, shardName: name, members };
+    const cpuBefore = cpuTimes();
+    await Promise.all(frames.map((frame) => frame.evaluate((o) => window.__member!.start(o), options)));
+    const deadline = Date.now() + ROUND_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const done = await Promise.all(frames.map((frame) => frame.evaluate((n) => window.__member!.done(n), members)));
+      if (done.every(Boolean)) break;
+    }
+    const cpuAfter = cpuTimes();
+    // How busy the machine's cores were while the members met (every process: ours and others').
+    if (cpuBefore && cpuAfter && cpuAfter.total > cpuBefore.total) cpuBusy.push((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total));
+    await Promise.all(frames.map((frame) => frame.evaluate(() => window.__member!.stop())));
+    const reports = await Promise.all(frames.map((frame) => frame.evaluate(() => window.__member!.report())));
+    for (const report of reports) if (report.error) problems.push(`member: ${report.error}`);
+    return reports;
+  } finally {
+    for (const page of pages) await page.close();
+  }
+}
+
+/** Busy and total jiffies of every CPU of the machine so far (/proc/stat), or null off Linux. */
+function cpuTimes(): { busy: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+const f0 = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
+
+function resultTable(bySize: ReadonlyMap<number, MeetSamples>): string {
+  const rows: string[][] = [];
+  for (const [members, s] of bySize) {
+    const line = (measure: string, samples: readonly number[]): string[] => {
+      const st = stats(samples);
+      return [String(members), measure, String(st.count), f0(st.median), f0(st.p90), f0(st.p99), f0(st.min), f0(st.max)];
+    };
+    rows.push(line('presence: every other member listed (per member)', s.presence));
+    rows.push(line(`hello heard, any path (per pair; ${s.helloPaths.mesh} mesh, ${s.helloPaths.relay} relay)`, s.hello));
+    rows.push(line('first event over the mesh (per pair)', s.firstMesh));
+    rows.push(line('a mesh event from every other member (per member)', s.allMesh));
+    rows.push(line('spread of the connect() calls', s.spread));
+  }
+  return table(['members', 'measure (ms from the last connect() call)', 'n', 'p50', 'p90', 'p99', 'min', 'max'], rows);
+}
+
+function breakdownTable(bySize: ReadonlyMap<number, MeetSamples>): string {
+  const sizes = [...bySize.keys()];
+  const rows = STEPS.map((step) => [
+    step.name,
+    ...sizes.flatMap((members) => {
+      const st = stats(bySize.get(members)!.steps[step.name] ?? []);
+      return [f0(st.median), f0(st.p99)];
+    }),
+  ]);
+  return table(['step (ms from t0, per member)', ...sizes.flatMap((members) => [`${members}: p50`, `${members}: p99`])], rows);
+}
+
+async function demoPart(context: BenchContext, problems: string[]): Promise<Record<string, DemoMeeting[]>> {
+  const browser = await context.browser();
+  const scratch = await mkdtemp(join(tmpdir(), 'platform-kit-bench-meet-'));
+  const results: Record<string, DemoMeeting[]> = {};
+  try {
+    const distDir = await buildDemo({ outDir: join(scratch, 'dist'), logLevel: 'error' });
+    for (let index = 0; index < DEMO_ROUNDS; index++) {
+      for (const mode of index % 2 === 0 ? (['dev', 'prod'] as const) : (['prod', 'dev'] as const)) {
+        const demo = await startDemo({ port: 0, dataDir: join(scratch, `data-${mode}-${index}`), logLevel: 'error', ...(mode === 'prod' ? { distDir } : {}) });
+        try {
+          for (const way of ['page', 'feed'] as const) {
+            const meetings = await meetOnDemo(browser, { host: demo.url, template: demo.templateOrigin }, way, problems);
+            (results[`${mode} ${way}`] ??= []).push(...meetings);
+          }
+        } finally {
+          await demo.close();
+        }
+      }
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return results;
+}
+
+const DEMO_STEPS = ['DOMContentLoaded', 'control socket made', 'control socket open', 'control ← joined', 'players 2', 'peer socket made', 'peer ← OPEN', 'data channel open'];
+
+function demoTable(results: Record<string, DemoMeeting[]>): string {
+  const rows = Object.entries(results).map(([key, meetings]) => [
+    key,
+    String(meetings.length),
+    f0(stats(meetings.map((m) => m.seen)).median),
+    f0(stats(meetings.map((m) => m.seen)).max),
+    ...DEMO_STEPS.map((step) => f0(stats(meetings.map((m) => m.steps[step] ?? Number.NaN).filter(Number.isFinite)).median)),
+  ]);
+  return table(['demo (server, way in)', 'n', 'seen p50', 'seen max', ...DEMO_STEPS.map((step) => `${step} p50`)], rows);
+}
+
+export async function run(context: BenchContext): Promise<BenchOutcome> {
+  const signaling = await startSignalingProcess(context.rootDir, 'bench:bench-token');
+  const problems: string[] = [];
+  const bySize = new Map<number, MeetSamples>();
+  let demo: Record<string, DemoMeeting[]> = {};
+  const rawRounds: Record<number, MemberReport[][]> = {};
+  try {
+    const server = await context.server();
+    const browser = await context.browser();
+    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`);
+    for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
+      const samples = emptySamples();
+      const all: MemberReport[][] = [];
+      const cpuBusy: number[] = [];
+      // One context per member count: pages are fresh each round, the HTTP cache warm after the
+      // warm-up (a returning visitor; connect() is measured, not the page load).
+      const browserContext = await browser.newContext({ viewport: { width: 400, height: 300 } });
+      await browserContext.addInitScript({ content: MEET_MARKS_SCRIPT });
+      try {
+        for (let index = -1; index < rounds; index++) {
+          const busy: number[] = [];
+          const reports = await round(browserContext, server, signaling.url, members, `meet-${members}-${index + 1}-${Math.random().toString(36).slice(2, 8)}`, problems, busy);
+          if (index < 0) continue;
+          cpuBusy.push(...busy);
+          addRound(samples, reports, members);
+          all.push(reports);
+        }
+      } finally {
+        await browserContext.close();
+      }
+      bySize.set(members, samples);
+      rawRounds[members] = all;
+      const busy = stats(cpuBusy);
+      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %).\n`);
+      // Printed as each member count ends too: a long run stopped later keeps these.
+      context.log(resultTable(new Map([[members, samples]])));
+      context.log('');
+    }
+    if (DEMO_ROUNDS > 0) demo = await demoPart(context, problems);
+  } finally {
+    await signaling.stop();
+  }
+  for (const problem of [...new Set(problems)].slice(0, 20)) context.log(`[problem] ${problem}`);
+  if (bySize.size > 0) {
+    context.log('');
+    context.log(resultTable(bySize));
+    context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
+    context.log(breakdownTable(bySize));
+  }
+  if (DEMO_ROUNDS > 0) {
+    context.log('\nDemo, two users: "page" from the navigation start of /templates/sketch/; "feed" from the focus change to the board (goTo(1)). ms.\n');
+    context.log(demoTable(demo));
+  }
+  const targets: TargetCheck[] = [];
+  for (const [members, s] of bySize) {
+    const presence = stats(s.presence);
+    const mesh = stats(s.firstMesh);
+    targets.push({ name: `${members} members: presence seen ≤ ${MAX_PRESENCE_MS} ms after connect() (p50)`, pass: presence.median <= MAX_PRESENCE_MS, detail: `p50 ${f0(presence.median)} ms, p99 ${f0(presence.p99)} ms` });
+    targets.push({
+      name: `${members} members: first event over the mesh ≤ ${MAX_FIRST_MESH_MS} ms after connect() (p50)`,
+      pass: mesh.median <= MAX_FIRST_MESH_MS && s.missing === 0,
+      detail: `p50 ${f0(mesh.median)} ms, p99 ${f0(mesh.p99)} ms; hello by ${s.helloPaths.mesh} mesh / ${s.helloPaths.relay} relay; ${s.missing} pairs never meshed`,
+    });
+  }
+  return { targets, data: { sizes: Object.fromEntries(bySize), rounds: rawRounds, demo } };
+}
