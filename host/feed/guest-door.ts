@@ -62,8 +62,8 @@ export class GuestDoor {
     return {
       load: () => undefined,
       requestCancelTouch: guarded('call', () => input.cancelTouch(live)),
-      navigate: guarded('call', (url) => actions.navigate(live, checkFeedUrl(url, 'navigate()'))),
-      present: guarded('call', (url) => actions.present(live, checkFeedUrl(url, 'present()'))),
+      navigate: guarded('call', (url) => actions.navigate(live, checkTargetUrl(url, 'navigate()'))),
+      present: guarded('call', (url) => actions.present(live, checkTargetUrl(url, 'present()'))),
       share: guarded('call', () => actions.share(live)),
       createRemix: guarded('call', (options) => actions.createRemix(live, options)),
       // Any live page may ask, not only the one in focus: a template sets up (and a neighbour preloads) before it is shown.
@@ -111,3 +111,17 @@ export function reportQuietly(error: unknown): void {
   if (isPlatformError(error) && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
   console.debug('platform-kit: a feed notification was not delivered', error);
 }
+
+/**
+ * A page a template asks the feed to open (navigate, present): an http(s)
+ * URL (checkFeedUrl), never of the host page's own origin. A frame of that
+ * origin is same-origin with the host page: it could reach into the page
+ * and act as the viewer on the host's site, where the template asking for
+ * it is of another origin, a site the host never vouched for.
+ */
+function checkTargetUrl(value: unknown, what: string): URL {
+  const url = checkFeedUrl(value, what);
+  if (url.origin === location.origin) throw new PlatformError('FORBIDDEN', `${what} cannot open a page of the host page's own origin`);
+  return url;
+}
+

@@ -2,7 +2,7 @@ import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
 import { defineHostElements, feedDebugItems, type FeedShareData, type PlatformFeed } from '../../host/index.js';
 import { countIframes, feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
-import { HOST_ORIGIN, sleep, TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
+import { HOST_ORIGIN, sleep, TEMPLATE_ORIGIN, THIRD_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: navigate, present, share, createRemix, bad input, context', function () {
   const { reports, mount, windowOf, collect, playback } = feedSuite();
@@ -142,6 +142,27 @@ describe('feed: navigate, present, share, createRemix, bad input, context', func
     // The feed keeps working.
     feed.controller.next();
     await reports.waitFor('playback', 't1');
+  });
+
+  it("refuses to open a page of the host page's own origin (it would be same-origin with the host) with FORBIDDEN; another site is fine", async () => {
+    const feed = mount({ items: templateItems(1) });
+    const errors = collect('error');
+    await reports.waitFor('playback', 't0');
+    const hostPage = new URL('/test/fixtures/feed/plain.html', HOST_ORIGIN).toString();
+    for (const method of ['navigate', 'present']) {
+      const reply = await reports.command(windowOf(0), method, hostPage);
+      expect(reply.ok, method).to.equal(false);
+      expect(reply.value, method).to.deep.include({ code: 'FORBIDDEN' });
+      expect((reply.value as { message: string }).message).to.match(/cannot open a page of the host page's own origin/);
+    }
+    expect(errors.filter(({ error }) => error.code === 'FORBIDDEN').length).to.equal(2);
+    expect(feed.controller.sheetOpen).to.equal(false);
+    expect(new URL(feed.controller.frameAt(0)!.iframe.src).origin).to.equal(TEMPLATE_ORIGIN);
+    // A third site is any site: allowed.
+    const elsewhere = new URL(feedFixtureUrl('template', { tag: 'third' }));
+    elsewhere.host = new URL(THIRD_ORIGIN).host;
+    expect((await reports.command(windowOf(0), 'navigate', elsewhere.toString())).ok).to.equal(true);
+    await reports.waitFor('load-called', 'third');
   });
 
   it('refuses a template that floods calls with RATE_LIMITED and keeps working', async () => {

@@ -3,7 +3,7 @@ import { sendKeys } from '@web/test-runner-commands';
 import { createIdentityHandler, defineHostElements, type PlatformFeed } from '../../host/index.js';
 import type { IdentityTokenResult } from '../../protocol/link.js';
 import { feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
-import { HOST_ORIGIN, sleep, waitUntil } from './support/probe.js';
+import { sleep, THIRD_ORIGIN, waitUntil } from './support/probe.js';
 
 /** Does rectangle `a` overlap `b` (by more than a hair)? */
 function overlaps(a: DOMRect, b: DOMRect): boolean {
@@ -177,14 +177,14 @@ describe("feed: the feed's own Remix and Share actions, and the insets templates
       const own = await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'getToken');
       expect(own.ok, JSON.stringify(own.value)).to.equal(true);
       expect(fetched).to.equal(1);
-      // The same template page, served from another origin (the test page's): any site, to the feed.
+      // The same template page, served from another origin: any site, to the feed.
       const elsewhere = new URL(feedFixtureUrl('template', { tag: 'elsewhere' }));
-      elsewhere.host = new URL(HOST_ORIGIN).host;
+      elsewhere.host = new URL(THIRD_ORIGIN).host;
       expect((await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'navigate', elsewhere.toString())).ok).to.equal(true);
       await reports.waitFor('load-called', 'elsewhere');
       const frame = controller.frameAt(0)!;
-      expect(new URL(frame.iframe.src).origin).to.equal(HOST_ORIGIN);
-      const refused = await reports.commandAt(HOST_ORIGIN, frame.iframe.contentWindow, 'getToken');
+      expect(new URL(frame.iframe.src).origin).to.equal(THIRD_ORIGIN);
+      const refused = await reports.commandAt(THIRD_ORIGIN, frame.iframe.contentWindow, 'getToken');
       expect(refused.ok).to.equal(false);
       expect(refused.value).to.include({ code: 'FORBIDDEN' });
       expect(fetched, 'the host was not asked for a token').to.equal(1);

@@ -7,7 +7,7 @@
  */
 import { executeServerCommand } from '@web/test-runner-commands';
 import { FeedController, type FeedControllerEvents, type FeedControllerOptions, type FeedItem } from '../../../host/index.js';
-import { HOST_ORIGIN, TEMPLATE_ORIGIN, waitUntil } from './probe.js';
+import { HOST_ORIGIN, TEMPLATE_ORIGIN, THIRD_ORIGIN, waitUntil } from './probe.js';
 
 /** URL of a page under test/fixtures/feed on the template origin. */
 export function feedFixtureUrl(name: string, query: Record<string, string | number> = {}): string {
@@ -50,8 +50,8 @@ export class FeedReports {
    */
   readonly #retired = new Set<string>();
   readonly #listener = (event: MessageEvent): void => {
-    // The host's origin too: a page a template navigated to there (a page of another origin than the item's).
-    if (event.origin !== TEMPLATE_ORIGIN && event.origin !== HOST_ORIGIN) return;
+    // A third origin too: a page a template navigated to on another site than the item's.
+    if (event.origin !== TEMPLATE_ORIGIN && event.origin !== THIRD_ORIGIN) return;
     const data = event.data as { probe?: string; tag?: string; page?: string; data?: Record<string, unknown>; probeReply?: number; ok?: boolean; value?: unknown };
     if (typeof data?.probe === 'string' && !this.#retired.has(data.page ?? '')) {
       this.all.push({ tag: data.tag ?? '', page: data.page ?? '', kind: data.probe, data: data.data ?? {}, source: event.source });

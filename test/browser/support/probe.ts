@@ -8,6 +8,8 @@
 export const HOST_ORIGIN = location.origin;
 /** The templates' origin: the same server under another host name, so a different origin. */
 export const TEMPLATE_ORIGIN = `http://127.0.0.1:${location.port}`;
+/** A third origin, some other site (the whole of 127.0.0.0/8 is loopback): where a template may send the feed. */
+export const THIRD_ORIGIN = `http://127.0.0.2:${location.port}`;
 
 /** URL of a fixture page under test/fixtures/guest on the template origin. */
 export function fixtureUrl(name: string, query: Record<string, string | number> = {}, origin = TEMPLATE_ORIGIN): string {
