@@ -153,13 +153,18 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
   it('Sketch party in the feed joins its shard once in focus, not while it waits as the preloaded neighbour', async () => {
     const { page } = await rig.page({ width: 800, height: 560 });
     await page.goto(`${rig.demo.url}/`);
-    await waitForEntry(page, 'greeting');
+    await page.waitForFunction(() => document.body.dataset['current'] !== undefined, undefined, { timeout: 15_000 });
+    // To the item before the board (remixes published by earlier tests come first in the feed): the board is its preloaded neighbour.
+    type Feed = HTMLElement & { goTo(index: number): boolean; items: readonly { url: string }[]; controller: { index: number } };
+    const board = await page.evaluate(() => (document.querySelector('platform-feed') as Feed).items.findIndex((item) => item.url.includes('/templates/sketch/')));
+    assert.ok(board > 0, `the board is in the feed, after another item (${board})`);
+    await page.evaluate((index) => (document.querySelector('platform-feed') as Feed).goTo(index), board - 1);
     const sketch = await templateFrame(page, '/templates/sketch/');
     // The feed tells every item it is not remixing (remix-preview.ts); the board used to join on that, unseen (issue 18).
     await sketch.waitForFunction(() => document.body.dataset['remixing'] === 'false', undefined, { timeout: 15_000 });
     assert.equal(await sketch.evaluate(() => document.querySelector('.status')!.textContent), 'offline', 'not joined while out of focus');
     assert.equal(await sketch.evaluate(() => document.body.dataset['shard']), undefined);
-    await page.evaluate(() => (document.querySelector('platform-feed') as HTMLElement & { goTo(index: number): boolean }).goTo(1));
+    await page.evaluate((index) => (document.querySelector('platform-feed') as Feed).goTo(index), board);
     await waitForPlaying(sketch, true);
     await sketch.waitForFunction(() => document.body.dataset['shard'] !== undefined, undefined, { timeout: 15_000 });
     await page.close();
