@@ -3,16 +3,15 @@
 // rounds (shuffled per round): ours over the mesh and over the relay, a raw RTCDataChannel pair,
 // a raw WebSocket forwarder, Socket.IO room broadcast, and (a diagnostic) plain WebSockets
 // through our server.
-import type { Peer } from 'peerjs';
 import type { io as ioType } from 'socket.io-client';
 import { createDispatch } from '../../guest/dispatch/index.js';
+import { loadPeerJsBundle } from './peerjs-bundle.js';
 import { encodeHandshakeJoin, emitFrame, eventFrameBody, SIGNALING_VERSION } from '../../protocol/signaling.js';
 import { roundOrder } from './order.js';
 
 declare global {
   interface Window {
     __dispatchResults?: { scenarios: { id: string; samples: number[] }[]; error?: string };
-    peerjs?: { Peer: typeof Peer };
   }
 }
 
@@ -31,16 +30,7 @@ const baselineTs = performance.timeOrigin + performance.now();
 
 type Scenario = { id: string; send: (i: number) => void; arrive: { resolve: (() => void) | null } };
 
-function loadPeerJs(): Promise<typeof Peer> {
-  return new Promise((resolve, reject) => {
-    if (window.peerjs) return resolve(window.peerjs.Peer);
-    const script = document.createElement('script');
-    script.src = '/node_modules/peerjs/dist/peerjs.min.js';
-    script.onload = () => resolve(window.peerjs!.Peer);
-    script.onerror = reject;
-    document.head.append(script);
-  });
-}
+const loadPeerJs = loadPeerJsBundle;
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const end = performance.now() + 20_000;

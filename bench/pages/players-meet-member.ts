@@ -7,6 +7,7 @@
 // tells a data channel's frame from the control socket's).
 import type { Peer } from 'peerjs';
 import { createDispatch } from '../../guest/dispatch/index.js';
+import { loadPeerJsBundle } from './peerjs-bundle.js';
 import type { MeetMarks } from '../support/meet-marks.js';
 
 /** Ticks every this many ms after hello: fine enough to see when the mesh starts carrying them. */
@@ -42,7 +43,6 @@ export interface MemberReport {
 
 declare global {
   interface Window {
-    peerjs?: { Peer: typeof Peer };
     __member?: { start(options: { url: string; shardName: string; members: number }): number; stop(): void; report(): MemberReport; done(members: number): boolean };
   }
 }
@@ -57,17 +57,10 @@ async function joined(): Promise<void> {
   while (!meet.marks['control ← joined']) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-/** peerjs's prebuilt browser bundle (its CommonJS dependencies do not load in the dev server), fetched on first use as a bundler's chunk is. */
+/** peerjs's prebuilt bundle, after the join when the ablation defers it. */
 async function loadPeerJs(): Promise<typeof Peer> {
   if (deferLoad) await joined();
-  return new Promise((resolve, reject) => {
-    if (window.peerjs) return resolve(window.peerjs.Peer);
-    const script = document.createElement('script');
-    script.src = '/node_modules/peerjs/dist/peerjs.min.js';
-    script.onload = () => resolve(window.peerjs!.Peer);
-    script.onerror = reject;
-    document.head.append(script);
-  });
+  return loadPeerJsBundle();
 }
 
 const meet = window.__meet!;

@@ -1,7 +1,7 @@
 import { expect } from '@esm-bundle/chai';
 import { defineHostElements, type FeedItem, type PlatformFeed } from '../../host/index.js';
 import { feedFixtureUrl, feedSuite, templateItems } from './support/feed.js';
-import { TEMPLATE_ORIGIN, waitUntil } from './support/probe.js';
+import { TEMPLATE_ORIGIN, THIRD_ORIGIN, waitUntil } from './support/probe.js';
 
 describe('feed: per-item values and the iframe permissions policy', function () {
   const { reports, mount, windowOf, collect } = feedSuite();
@@ -114,7 +114,7 @@ describe('feed: per-item values and the iframe permissions policy', function () 
     expect((await reports.command(windowOf(0), 'present', sameOrigin)).ok).to.equal(true);
     expect(controller.sheetFrame?.iframe.getAttribute('allow')).to.equal('camera; microphone; autoplay');
     controller.closeSheet();
-    const otherOrigin = new URL('/test/fixtures/feed/plain.html', location.origin).toString();
+    const otherOrigin = new URL('/test/fixtures/feed/plain.html', THIRD_ORIGIN).toString();
     expect(new URL(otherOrigin).origin).to.not.equal(TEMPLATE_ORIGIN);
     expect((await reports.command(windowOf(0), 'navigate', otherOrigin)).ok).to.equal(true);
     await waitUntil(() => controller.frameAt(0)?.iframe.src === otherOrigin, 'the navigation');
