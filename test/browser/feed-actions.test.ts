@@ -224,7 +224,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', func
   });
 
   it('createRemix({id?}) asks the host to open the editor for that project, default the current one', async () => {
-    const feed = mount({ items: templateItems(2) });
+    mount({ items: templateItems(2) });
     const remixes = collect('createremix');
     await reports.waitFor('playback', 't0');
     expect((await reports.command(windowOf(0), 'createRemix')).ok).to.equal(true);

@@ -1,6 +1,5 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
-import type { FeedControllerEvents } from '../../host/index.js';
 import { feedFixtureUrl, feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
@@ -202,7 +201,7 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
   });
 
   it('rate limits forwarded wheel and keys like touches', async () => {
-    const feed = mount({ items: templateItems(3), touchRateLimit: { burst: 4, perSecond: 0.001 } });
+    mount({ items: templateItems(3), touchRateLimit: { burst: 4, perSecond: 0.001 } });
     const errors = collect('error');
     await reports.waitFor('playback', 't0');
     const codes: (string | undefined)[] = [];

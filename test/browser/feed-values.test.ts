@@ -63,7 +63,7 @@ describe('feed: per-item values and the iframe permissions policy', function () 
   });
 
   it("a session's guest calls go through the feed's door: rate limited and reported", async () => {
-    const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } })], callRateLimit: { burst: 3, perSecond: 0.001 } });
+    mount({ items: [remixItem('r0', { card: { title: 'Published remix' } })], callRateLimit: { burst: 3, perSecond: 0.001 } });
     const errors = collect('error');
     await reports.waitFor('playback', 'r0');
     const codes: (string | undefined)[] = [];
@@ -76,7 +76,7 @@ describe('feed: per-item values and the iframe permissions policy', function () 
   });
 
   it('a page the item navigates to does not get its values', async () => {
-    const feed = mount({ items: [remixItem('r0', { card: { title: 'Published remix' } }), ...templateItems(1, {}, 1)] });
+    mount({ items: [remixItem('r0', { card: { title: 'Published remix' } }), ...templateItems(1, {}, 1)] });
     await reports.waitFor('playback', 'r0');
     const target = feedFixtureUrl('template', { tag: 'elsewhere', remix: 1 });
     expect((await reports.command(windowOf(0), 'navigate', target)).ok).to.equal(true);
