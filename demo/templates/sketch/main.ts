@@ -299,7 +299,19 @@ function renderPlayers(): void {
   );
   $<HTMLElement>('.count').textContent = String(clients.length);
   document.body.dataset['players'] = String(clients.length);
+  // A path being set up ('…', or the relay while the mesh starts, in the first seconds after
+  // joining) is looked at again soon: a data channel opens within a few hundred ms, and the label
+  // should say P2P then, not at the next 2 s report.
+  const starting = performance.now() - joinedAt < MESH_START_MS;
+  const settling = clients.some((client) => client.clientId !== self && (paths[client.clientId] === 'connecting' || (starting && paths[client.clientId] !== 'peer')));
+  if (settling && connected && pathRecheck === undefined) pathRecheck = setTimeout(() => ((pathRecheck = undefined), renderPlayers()), 250);
 }
+/** How long after joining a member on the relay may still be on its way to the mesh. */
+const MESH_START_MS = 5_000;
+/** When this board last joined (performance.now()). */
+let joinedAt = -Infinity;
+/** The pending look at paths still being set up (renderPlayers). */
+let pathRecheck: ReturnType<typeof setTimeout> | undefined;
 
 async function refreshShards(): Promise<void> {
   if (!connected) return;
@@ -339,6 +351,7 @@ async function join(): Promise<void> {
     const info = await dispatch.connect({ maxConnectionsPerShard: roomSize });
     if (!wanted) return void dispatch.disconnect();
     connected = true;
+    joinedAt = performance.now();
     reportedNet = '';
     statusLine.textContent = `you are ${me.name}`;
     $<HTMLElement>('.shard-name').textContent = info.shardName;
