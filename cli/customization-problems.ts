@@ -2,6 +2,7 @@
  * What is wrong in a customization file, as the builder reports it: the
  * problem type, its list without repeats, and its one-line form.
  */
+import { withoutPrefix } from '../protocol/errors.js';
 
 /** One thing wrong in a customization file. */
 export interface CustomizationProblem {
@@ -45,5 +46,5 @@ export type Report = (path: string, reason: string) => void;
 /** The message of an error without the library's prefix. */
 export function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^platform-kit: /, '');
+  return withoutPrefix(message);
 }

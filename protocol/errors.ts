@@ -85,6 +85,14 @@ export class PlatformError extends Error {
   }
 }
 
+/**
+ * `message` without the `platform-kit: ` every PlatformError's message starts with: for a line
+ * the user reads, or a message quoted inside another.
+ */
+export function withoutPrefix(message: string): string {
+  return message.startsWith(PREFIX) ? message.slice(PREFIX.length) : message;
+}
+
 /** True for a {@link PlatformError}, also one made by another copy of this library. */
 export function isPlatformError(value: unknown): value is PlatformError {
   return (

@@ -10,10 +10,9 @@
  * upload, go when the value it shows changes: VccControl.willUpdate.)
  */
 import type { ReactiveControllerHost } from 'lit';
-import type { PlatformError } from '../../protocol/errors.js';
+import { withoutPrefix, type PlatformError } from '../../protocol/errors.js';
 
 const pathKey = (path: readonly string[]): string => JSON.stringify(path);
-const withoutPrefix = (message: string): string => message.replace(/^platform-kit: /, '');
 
 /** The editor's status line and control errors. See the module comment. */
 export class EditorStatus {

@@ -36,7 +36,7 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { VccType } from '../../protocol/customization.js';
 import type { VccPath } from '../../protocol/data.js';
-import { PlatformError } from '../../protocol/errors.js';
+import { PlatformError, withoutPrefix } from '../../protocol/errors.js';
 import type { ControlPosition } from '../../protocol/link.js';
 import type { PresentControlEvent, RemixSession, RemixSessionEvents } from '../remix-session.js';
 import type { TemplateFrame } from '../template-frame.js';
@@ -362,7 +362,7 @@ export class PlatformEditor extends EditorProperties {
       }
       case 'refusedvalue': {
         const { path, error } = payload as RemixSessionEvents['refusedvalue'];
-        this.#reportError(new PlatformError(error.code, `the template sent a value that was refused: ${error.message.replace(/^platform-kit: /, '')}`), Array.isArray(path) ? path.map(String) : undefined);
+        this.#reportError(new PlatformError(error.code, `the template sent a value that was refused: ${withoutPrefix(error.message)}`), Array.isArray(path) ? path.map(String) : undefined);
         break;
       }
       case 'error':
@@ -409,7 +409,7 @@ export class PlatformEditor extends EditorProperties {
 
   readonly #onControlError = (event: CustomEvent<ControlErrorDetail>): void => {
     event.stopPropagation();
-    this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail: { error: event.detail.error, path: event.detail.path }, bubbles: true, composed: true }));
+    this.#dispatchError(event.detail.error, event.detail.path);
   };
 
   #reportError(error: PlatformError, path?: readonly string[]): void {

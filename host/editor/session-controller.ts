@@ -15,7 +15,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { PREDEFINED_SCOPES, type BuiltCustomization } from '../../protocol/customization.js';
-import { PlatformError } from '../../protocol/errors.js';
+import { PlatformError, withoutPrefix } from '../../protocol/errors.js';
 import type { EditorAttributes, ValueOverrides } from '../../protocol/link.js';
 import type { GetIdentityToken } from '../identity.js';
 import { RemixSession, type RemixSessionEvents } from '../remix-session.js';
@@ -208,7 +208,7 @@ export class EditorSessionController implements ReactiveController {
           restored++;
         } catch (error) {
           const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', String(error));
-          const reported = new PlatformError(coded.code, `the draft's value of ${scope}.${key} was not restored: ${coded.message.replace(/^platform-kit: /, '')}`);
+          const reported = new PlatformError(coded.code, `the draft's value of ${scope}.${key} was not restored: ${withoutPrefix(coded.message)}`);
           refused.push({ path, error: reported });
           this.#handlers.failed(reported, path);
         }

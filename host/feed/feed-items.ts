@@ -4,7 +4,7 @@
  */
 import { isFeedDebug, withViewingContext, type ViewingContext } from '../../guest/context.js';
 import { assertPlainData, assertVccPath, DEFAULT_MAX_VALUE_BYTES } from '../../protocol/data.js';
-import { isPlatformError, PlatformError } from '../../protocol/errors.js';
+import { isPlatformError, PlatformError, withoutPrefix } from '../../protocol/errors.js';
 import type { ValueOverrides } from '../../protocol/link.js';
 
 /** One template of a feed. */
@@ -95,7 +95,7 @@ function checkValues(values: unknown): void {
         assertVccPath([scope, key]);
         assertPlainData(value, DEFAULT_MAX_VALUE_BYTES);
       } catch (error) {
-        fail(`at ${scope}.${key}: ${isPlatformError(error) ? error.message.replace(/^platform-kit: /, '') : String(error)}`, error);
+        fail(`at ${scope}.${key}: ${isPlatformError(error) ? withoutPrefix(error.message) : String(error)}`, error);
       }
     }
   }

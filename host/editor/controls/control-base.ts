@@ -13,7 +13,7 @@
 import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { assertValueFitsType, type VccType } from '../../../protocol/customization.js';
 import type { PlainData, VccPath } from '../../../protocol/data.js';
-import { PlatformError } from '../../../protocol/errors.js';
+import { PlatformError, withoutPrefix } from '../../../protocol/errors.js';
 
 /** Options the editor passes to the host's upload function. */
 export interface UploadOptions {
@@ -295,7 +295,7 @@ export abstract class VccControl extends LitElement {
   /** Shows `error` under the control and tells the editor. */
   protected refuse(error: unknown): void {
     const coded = error instanceof PlatformError ? error : new PlatformError('INVALID_VALUE', error instanceof Error ? error.message : String(error));
-    this.error = coded.message.replace(/^platform-kit: /, '');
+    this.error = withoutPrefix(coded.message);
     this.dispatchEvent(new CustomEvent<ControlErrorDetail>(CONTROL_ERROR_EVENT, { detail: { path: this.path, error: coded }, bubbles: true, composed: true }));
   }
 
