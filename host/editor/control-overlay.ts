@@ -18,6 +18,7 @@ import type { TemplateFrame } from '../template-frame.js';
 import type { ControlChangeDetail, ControlErrorDetail } from './controls/control-base.js';
 import type { EditorControlDetail } from './editor-events.js';
 import { placeOverlay, templateCentre, templateToViewport, type FrameBox, type Placement, type Point } from './overlay-position.js';
+import { deepActiveElement } from './deep-focus.js';
 
 /** The control open in the overlay. */
 export interface OpenControl {
@@ -234,11 +235,4 @@ export class ControlOverlay implements ReactiveController {
   readonly #onCommit = (): void => {
     this.close();
   };
-}
-
-/** The focused element, looking inside open shadow roots. */
-function deepActiveElement(): HTMLElement | null {
-  let active = document.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  return active instanceof HTMLElement ? active : null;
 }

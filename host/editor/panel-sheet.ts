@@ -5,6 +5,7 @@
  * Customize button) when it goes.
  */
 import type { ReactiveControllerHost } from 'lit';
+import { deepActiveElement } from './deep-focus.js';
 
 /** What the sheet needs from the editor element. */
 export interface PanelSheetHost extends ReactiveControllerHost {
@@ -40,7 +41,8 @@ export class PanelSheet {
   /** Brings the sheet up, if it may come up; the focus moves into it. */
   show(): void {
     if (this.#open || !this.#options.compact() || !this.#options.full()) return;
-    this.#returnFocus = deepActiveElement(this.#host.renderRoot);
+    const root = this.#host.renderRoot;
+    this.#returnFocus = deepActiveElement(root instanceof ShadowRoot ? root : document);
     this.#open = true;
     this.#host.requestUpdate();
     void this.#host.updateComplete.then(() => {
@@ -66,11 +68,4 @@ export class PanelSheet {
     if (this.#open) this.hide();
     else this.show();
   };
-}
-
-/** The focused element, looking inside open shadow roots from `root`. */
-function deepActiveElement(root: HTMLElement | DocumentFragment): HTMLElement | null {
-  let active = root instanceof ShadowRoot ? root.activeElement : document.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  return active instanceof HTMLElement ? active : null;
 }
