@@ -37,10 +37,11 @@ export const MAX_FEED_URL_LENGTH = 4_096;
 export const FEED_DEBUG_REPEAT = 10;
 
 /**
- * Checks a URL a template asked the feed to open (navigate, present): an
- * absolute http(s) URL of reasonable length. A `javascript:`, `data:`,
- * `blob:` or any other scheme is refused with `INVALID_ARGUMENT`, because
- * framing it would run code or content the feed cannot vouch for.
+ * Checks a URL the feed is to frame (an item's, or one a template asked for:
+ * checkTargetUrl): an absolute http(s) URL of reasonable length. A
+ * `javascript:`, `data:`, `blob:` or any other scheme is refused with
+ * `INVALID_ARGUMENT`, because framing it would run code or content the feed
+ * cannot vouch for.
  */
 export function checkFeedUrl(value: unknown, what: string): URL {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_FEED_URL_LENGTH) {
@@ -56,6 +57,20 @@ export function checkFeedUrl(value: unknown, what: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new PlatformError('INVALID_ARGUMENT', `${what} accepts only http(s) URLs, not ${url.protocol}`);
   }
+  return url;
+}
+
+/**
+ * A page a template asks the feed to open (navigate, present): checkFeedUrl's
+ * URL, never of the host page's own origin. A frame of that origin is
+ * same-origin with the host page: it could reach into the page and act as
+ * the viewer on the host's site, where the template asking for it is of
+ * another origin, a site the host never vouched for. (The host's own items
+ * may be anywhere.)
+ */
+export function checkTargetUrl(value: unknown, what: string): URL {
+  const url = checkFeedUrl(value, what);
+  if (url.origin === location.origin) throw new PlatformError('FORBIDDEN', `${what} cannot open a page of the host page's own origin`);
   return url;
 }
 

@@ -8,7 +8,7 @@
  */
 import { PlatformError, isPlatformError } from '../../protocol/errors.js';
 import type { HostHandlers } from '../template-frame.js';
-import { checkFeedUrl } from './feed-items.js';
+import { checkTargetUrl } from './feed-items.js';
 import type { LiveFrame } from './live-frame.js';
 
 /** The input a template forwards, once through the door (FeedGestures). */
@@ -111,17 +111,3 @@ export function reportQuietly(error: unknown): void {
   if (isPlatformError(error) && (error.code === 'LINK_RESET' || error.code === 'LINK_CLOSED')) return;
   console.debug('platform-kit: a feed notification was not delivered', error);
 }
-
-/**
- * A page a template asks the feed to open (navigate, present): an http(s)
- * URL (checkFeedUrl), never of the host page's own origin. A frame of that
- * origin is same-origin with the host page: it could reach into the page
- * and act as the viewer on the host's site, where the template asking for
- * it is of another origin, a site the host never vouched for.
- */
-function checkTargetUrl(value: unknown, what: string): URL {
-  const url = checkFeedUrl(value, what);
-  if (url.origin === location.origin) throw new PlatformError('FORBIDDEN', `${what} cannot open a page of the host page's own origin`);
-  return url;
-}
-
