@@ -30,7 +30,8 @@ const MOVE_FLUSH_FALLBACK_MS = 20;
 /** Forwards a page's touches, wheel and navigation keys to the feed over `link`. See the module comment. */
 export class InputForwarder {
   readonly #link: GuestLink;
-  #forwarding = false;
+  /** Aborts this page's forwarding listeners; null while it does not forward. */
+  #listening: AbortController | null = null;
   /** The host said it takes no forwarded input (it is an editor, not a feed): forwarding stopped for good. */
   #refused = false;
   #pendingMove: ForwardedTouchEvent | null = null;
@@ -47,21 +48,21 @@ export class InputForwarder {
 
   /** Starts forwarding touches, the wheel and navigation keys (once per page). */
   start(): void {
-    if (this.#forwarding || this.#refused || typeof window === 'undefined') return;
-    this.#forwarding = true;
+    if (this.#listening || this.#refused || typeof window === 'undefined') return;
+    const { signal } = (this.#listening = new AbortController());
     // Capture phase on window: the feed hears of a touch start before any
     // listener of the template runs, so a requestCancelTouch() called from
     // the template's own touchstart handler reaches the host after the start
     // it cancels (one port, so calls arrive in order).
-    const options: AddEventListenerOptions = { capture: true, passive: true };
+    const options: AddEventListenerOptions = { capture: true, passive: true, signal };
     window.addEventListener('touchstart', this.#onTouch, options);
     window.addEventListener('touchmove', this.#onTouch, options);
     window.addEventListener('touchend', this.#onTouch, options);
     window.addEventListener('touchcancel', this.#onTouch, options);
     // Bubble phase: the template's own listeners run first, and one that called preventDefault() keeps the event.
     // Not passive: a wheel the feed takes must not also scroll the feed's page (see #onWheel).
-    window.addEventListener('wheel', this.#onWheel, { passive: false });
-    window.addEventListener('keydown', this.#onKeyDown);
+    window.addEventListener('wheel', this.#onWheel, { passive: false, signal });
+    window.addEventListener('keydown', this.#onKeyDown, { signal });
   }
 
   /**
@@ -72,15 +73,10 @@ export class InputForwarder {
    */
   refuse(): void {
     this.#refused = true;
-    if (!this.#forwarding) return;
-    this.#forwarding = false;
-    const options: EventListenerOptions = { capture: true };
-    window.removeEventListener('touchstart', this.#onTouch, options);
-    window.removeEventListener('touchmove', this.#onTouch, options);
-    window.removeEventListener('touchend', this.#onTouch, options);
-    window.removeEventListener('touchcancel', this.#onTouch, options);
-    window.removeEventListener('wheel', this.#onWheel);
-    window.removeEventListener('keydown', this.#onKeyDown);
+    if (!this.#listening) return;
+    // Every listener start() added goes with its signal.
+    this.#listening.abort();
+    this.#listening = null;
     if (this.#moveFrame !== 0) cancelAnimationFrame(this.#moveFrame);
     if (this.#wheelFrame !== 0) cancelAnimationFrame(this.#wheelFrame);
     clearTimeout(this.#moveTimer);
