@@ -66,9 +66,13 @@ describe('canonical base64url signatures only', () => {
   it('signed CDN URLs over HTTP: every variant answers 403 FORBIDDEN, like a forged one', async () => {
     const keystore = new Keystore(TEMPLATE.id, TEMPLATE.token, { url: services.url });
     await keystore.upload('sig/a.png', Buffer.from('89504e470d0a1a0a', 'hex'), 'image/png');
+    // Not a signature with `__`: its `+/` spelling puts `//` in the URL's path, which the door
+    // refuses before any signature is read (400, an empty segment), as it would a forged one. The
+    // expiry in the signed text made such a signature turn up at some times of day.
     const url = await withDashOrUnderscoreAsync(
       (n) => keystore.generateSignedUrl(`${services.url}/cdn/${TEMPLATE.id}/sig/a.png`, 60 + n),
       (signed) => signed.split('.').at(-1)!,
+      (signature) => !signature.includes('__'),
     );
     assert.equal((await fetch(url)).status, 200);
     const forged = await fetch(`${url.slice(0, -2)}AA`);
@@ -146,10 +150,11 @@ describe('canonical base64url signatures only', () => {
   });
 });
 
-async function withDashOrUnderscoreAsync<T>(make: (n: number) => Promise<T>, signatureOf: (value: T) => string): Promise<T> {
+async function withDashOrUnderscoreAsync<T>(make: (n: number) => Promise<T>, signatureOf: (value: T) => string, also: (signature: string) => boolean = () => true): Promise<T> {
   for (let n = 0; n < 200; n++) {
     const value = await make(n);
-    if (/[-_]/.test(signatureOf(value))) return value;
+    const signature = signatureOf(value);
+    if (/[-_]/.test(signature) && also(signature)) return value;
   }
   return assert.fail('no signature with - or _ in 200 tries');
 }
