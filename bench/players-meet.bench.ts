@@ -25,6 +25,13 @@
  * Targets (p50; p99 reported): presence ≤ 300 ms, first mesh event ≤ 500 ms,
  * for 2 and for 8 members.
  *
+ * Baselines, round by round in turn with the kit's, in the same pages, iframes
+ * and browser (bench/pages/players-meet-raw.ts): plain RTCPeerConnections, one
+ * data channel per pair, no kit and no peerjs, signalled through the least
+ * WebSocket server there is (`plain`, bench/support/plain-signaling.ts) and
+ * over a BroadcastChannel between the pages (`floor`, no server at all). What
+ * any WebRTC app takes on this machine, and what the kit adds to it.
+ *
  * Demo: two users open the demo's Sketch party (demo/templates/sketch) on the
  * demo server, dev server and production build, by its own URL and through
  * the feed (bench/support/meet-demo.ts), from page load (or the focus
@@ -33,7 +40,9 @@
  * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
  * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
  * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own, PLAYERS_MEET_PRELOAD=0
- * loads peerjs once the join is answered instead of from connect() (ablations).
+ * loads peerjs once the join is answered instead of from connect(), PLAYERS_MEET_TICK_MS
+ * sets the members' tick (20), PLAYERS_MEET_BASELINES=0 leaves the baselines out
+ * (ablations); BENCH_CHROMIUM_FLAGS adds browser flags.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -47,6 +56,7 @@ import { stats, table, type BenchContext, type BenchOutcome, type BenchServer, t
 import { addRound, emptySamples, STEPS, type MeetSamples } from './support/meet-analysis.js';
 import { meetOnDemo, type DemoMeeting } from './support/meet-demo.js';
 import { MEET_MARKS_SCRIPT } from './support/meet-marks.js';
+import { startPlainSignaling } from './support/plain-signaling.js';
 import { startSignalingProcess } from './support/signaling-process.js';
 
 export const description = 'Time until players see each other: connect() → presence and → first event over the mesh, 2 and 8 browser members; the demo sketch board from page load.';
@@ -64,15 +74,30 @@ const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
 const IN_IFRAME = process.env['PLAYERS_MEET_IFRAME'] !== '0';
 /** PLAYERS_MEET_PRELOAD=0 (an ablation): peerjs loads once the join is answered, not from connect(). */
 const PRELOAD = process.env['PLAYERS_MEET_PRELOAD'] !== '0';
+/** A member's ticks, every this many ms until the mesh carries one (PLAYERS_MEET_TICK_MS, an ablation: what the probe costs). */
+const TICK_MS = Number(process.env['PLAYERS_MEET_TICK_MS'] ?? 20);
+/** The baselines' rounds (plain WebRTC, no kit) take turns with the kit's; PLAYERS_MEET_BASELINES=0 leaves them out. */
+const BASELINES = process.env['PLAYERS_MEET_BASELINES'] !== '0';
 /** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
 const ROUND_MS = 15_000;
 /** Pages are left this long after loading before connect(): a user does not click in the first frame. */
 const SETTLE_MS = 300;
 
-async function memberFrame(page: Page): Promise<Frame> {
+/**
+ * Who meets: `kit`, the members with the real Dispatch client; and the baselines of the same run,
+ * in the same pages, iframes and browser, with plain RTCPeerConnections and no kit or peerjs
+ * (bench/pages/players-meet-raw.ts): `plain`, signalled through the least WebSocket server there
+ * is (bench/support/plain-signaling.ts), and `floor`, signalled over a BroadcastChannel between
+ * the pages, no server at all.
+ */
+type MemberKind = 'kit' | 'plain' | 'floor';
+const KINDS: readonly MemberKind[] = BASELINES ? ['kit', 'plain', 'floor'] : ['kit'];
+const MEMBER_PAGE: Record<MemberKind, string> = { kit: '/bench/players-meet-member.html', plain: '/bench/players-meet-raw.html', floor: '/bench/players-meet-raw.html' };
+
+async function memberFrame(page: Page, kind: MemberKind): Promise<Frame> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const frame = page.frames().find((candidate) => candidate.url().includes('/bench/players-meet-member.html'));
+    const frame = page.frames().find((candidate) => candidate.url().includes(MEMBER_PAGE[kind]));
     if (frame) {
       await frame.waitForFunction(() => window.__member !== undefined, undefined, { timeout: 20_000 });
       return frame;
@@ -83,28 +108,28 @@ async function memberFrame(page: Page): Promise<Frame> {
 }
 
 /** One round: `members` fresh pages (in `context`: its cache is warm after the first round) meet on a new shard; their reports. */
-async function round(context: BrowserContext, server: BenchServer, signalingUrl: string, members: number, name: string, problems: string[], cpuBusy: number[]): Promise<MemberReport[]> {
+/** Where members of each kind signal: the kit's server (http://…) or the plain one (ws://…); the floor needs none. */
+type SignalingUrls = Readonly<Record<'kit' | 'plain', string>>;
+
+async function round(kind: MemberKind, context: BrowserContext, server: BenchServer, signalingUrls: SignalingUrls, members: number, name: string, problems: string[], cpuBusy: number[]): Promise<MemberReport[]> {
   const pages: Page[] = [];
   try {
     const frames: Frame[] = [];
-    const memberUrl = `${server.templateOrigin}/bench/players-meet-member.html${PRELOAD ? '' : '?preload=0'}`;
+    const query = kind === 'kit' ? `?tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}` : kind === 'plain' ? `?signal=${encodeURIComponent(signalingUrls.plain)}` : '';
+    const memberUrl = `${server.templateOrigin}${MEMBER_PAGE[kind]}${query}`;
     for (let i = 0; i < members; i++) {
       const page = await context.newPage();
       pages.push(page);
       page.on('pageerror', (error) => problems.push(error.message));
       await page.goto(IN_IFRAME ? `${server.hostOrigin}/bench/players-meet.html?member=${encodeURIComponent(memberUrl)}` : memberUrl);
-      frames.push(await memberFrame(page));
+      frames.push(await memberFrame(page, kind));
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const options = { url: signalingUrl, shardName: name, members };
+    const options = { url: signalingUrls.kit, shardName: name, members };
     const cpuBefore = cpuTimes();
     await Promise.all(frames.map((frame) => frame.evaluate((o) => window.__member!.start(o), options)));
-    const deadline = Date.now() + ROUND_MS;
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const done = await Promise.all(frames.map((frame) => frame.evaluate((n) => window.__member!.done(n), members)));
-      if (done.every(Boolean)) break;
-    }
+    // One waiting call per member (not a poll over the DevTools protocol, whose traffic loaded the browser process).
+    await Promise.all(frames.map((frame) => frame.evaluate(([n, ms]) => window.__member!.whenDone(n, ms), [members, ROUND_MS] as const)));
     const cpuAfter = cpuTimes();
     // How busy the machine's cores were while the members met (every process: ours and others').
     if (cpuBefore && cpuAfter && cpuAfter.total > cpuBefore.total) cpuBusy.push((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total));
@@ -130,6 +155,33 @@ function cpuTimes(): { busy: number; total: number } | null {
 }
 
 const f0 = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
+
+/** The kit against the baselines of the same rounds: first channel message per pair, and the steps all have. */
+function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamples>): string {
+  const kinds = [...byKind.keys()];
+  const step = (name: string) => (samples: MeetSamples): readonly number[] => samples.steps[name] ?? [];
+  const measures: [string, (samples: MeetSamples) => readonly number[]][] = [
+    ['first event over the mesh (per pair)', (samples) => samples.firstMesh],
+    ['first offer sent or received', step('first offer sent or received')],
+    ['first ICE connected', step('first ICE connected')],
+    ['last data channel open', step('last data channel open')],
+    ['one pair: its offer → its channel open', (samples) => samples.pairSetup],
+  ];
+  const kit = byKind.get('kit')!;
+  const rows = measures.map(([measure, of]) => {
+    const ours = stats(of(kit)).median;
+    return [
+      measure,
+      ...kinds.map((kind) => {
+        const st = stats(of(byKind.get(kind)!));
+        return `${f0(st.median)} / ${f0(st.p99)}`;
+      }),
+      ...kinds.filter((kind) => kind !== 'kit').map((kind) => (ours / stats(of(byKind.get(kind)!)).median).toFixed(2)),
+    ];
+  });
+  const others = kinds.filter((kind) => kind !== 'kit');
+  return table([`${members} members, ms from the last start`, ...kinds.map((kind) => `${kind} p50 / p99`), ...others.map((kind) => `kit / ${kind}`)], rows);
+}
 
 function resultTable(bySize: ReadonlyMap<number, MeetSamples>): string {
   const rows: string[][] = [];
@@ -199,8 +251,12 @@ function demoTable(results: Record<string, DemoMeeting[]>): string {
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
   const signaling = await startSignalingProcess(context.rootDir, 'bench:bench-token');
+  const plain = BASELINES ? await startPlainSignaling(context.rootDir) : null;
+  const signalingUrls: SignalingUrls = { kit: signaling.url, plain: plain?.url ?? '' };
   const problems: string[] = [];
   const bySize = new Map<number, MeetSamples>();
+  /** Member count → kind → samples (the kit's are also in bySize). */
+  const baselinesBySize = new Map<number, Map<MemberKind, MeetSamples>>();
   let demo: Record<string, DemoMeeting[]> = {};
   const rawRounds: Record<number, MemberReport[][]> = {};
   try {
@@ -208,36 +264,45 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const browser = await context.browser();
     context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`);
     for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
-      const samples = emptySamples();
+      const byKind = new Map(KINDS.map((kind) => [kind, emptySamples()] as const));
+      const samples = byKind.get('kit')!;
       const all: MemberReport[][] = [];
-      const cpuBusy: number[] = [];
+      const busyOf = new Map(KINDS.map((kind) => [kind, [] as number[]] as const));
       // One context per member count: pages are fresh each round, the HTTP cache warm after the
       // warm-up (a returning visitor; connect() is measured, not the page load).
       const browserContext = await browser.newContext({ viewport: { width: 400, height: 300 } });
       await browserContext.addInitScript({ content: MEET_MARKS_SCRIPT });
       try {
+        // The kit and the baselines take turns, round by round, so that all see the same machine.
         for (let index = -1; index < rounds; index++) {
-          const busy: number[] = [];
-          const reports = await round(browserContext, server, signaling.url, members, `meet-${members}-${index + 1}-${Math.random().toString(36).slice(2, 8)}`, problems, busy);
-          if (index < 0) continue;
-          cpuBusy.push(...busy);
-          addRound(samples, reports, members);
-          all.push(reports);
+          for (const kind of KINDS) {
+            const busy: number[] = [];
+            const name = `meet-${kind}-${members}-${index + 1}-${Math.random().toString(36).slice(2, 8)}`;
+            const reports = await round(kind, browserContext, server, signalingUrls, members, name, problems, busy);
+            if (index < 0) continue;
+            busyOf.get(kind)!.push(...busy);
+            addRound(byKind.get(kind)!, reports, members);
+            if (kind === 'kit') all.push(reports);
+          }
         }
       } finally {
         await browserContext.close();
       }
       bySize.set(members, samples);
+      baselinesBySize.set(members, byKind);
       rawRounds[members] = all;
-      const busy = stats(cpuBusy);
-      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %).\n`);
+      const busy = stats(busyOf.get('kit')!);
+      const baselineBusy = KINDS.filter((kind) => kind !== 'kit').map((kind) => `${kind} ${(stats(busyOf.get(kind)!).median * 100).toFixed(0)} %`);
+      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %${baselineBusy.length > 0 ? `; the baselines' rounds: ${baselineBusy.join(', ')}` : ''}).\n`);
       // Printed as each member count ends too: a long run stopped later keeps these.
       context.log(resultTable(new Map([[members, samples]])));
+      if (BASELINES) context.log(`\n${baselineTable(members, byKind)}`);
       context.log('');
     }
     if (DEMO_ROUNDS > 0) demo = await demoPart(context, problems);
   } finally {
     await signaling.stop();
+    await plain?.stop();
   }
   for (const problem of [...new Set(problems)].slice(0, 20)) context.log(`[problem] ${problem}`);
   if (bySize.size > 0) {
@@ -245,6 +310,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     context.log(resultTable(bySize));
     context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
     context.log(breakdownTable(bySize));
+    if (BASELINES) for (const [members, byKind] of baselinesBySize) context.log(`\n${baselineTable(members, byKind)}`);
   }
   if (DEMO_ROUNDS > 0) {
     context.log('\nDemo, two users: "page" from the navigation start of /templates/sketch/; "feed" from the focus change to the board (goTo(1)). ms.\n');
@@ -254,12 +320,17 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   for (const [members, s] of bySize) {
     const presence = stats(s.presence);
     const mesh = stats(s.firstMesh);
+    const baseline = (kind: MemberKind, label: string): string => {
+      const other = baselinesBySize.get(members)?.get(kind);
+      return other ? `; ${label} p50 ${f0(stats(other.firstMesh).median)} ms (ours ${(mesh.median / stats(other.firstMesh).median).toFixed(2)}×)` : '';
+    };
+    const floorNote = baseline('plain', 'plain WebRTC with the least signalling server') + baseline('floor', 'with no server');
     targets.push({ name: `${members} members: presence seen ≤ ${MAX_PRESENCE_MS} ms after connect() (p50)`, pass: presence.median <= MAX_PRESENCE_MS, detail: `p50 ${f0(presence.median)} ms, p99 ${f0(presence.p99)} ms` });
     targets.push({
       name: `${members} members: first event over the mesh ≤ ${MAX_FIRST_MESH_MS} ms after connect() (p50)`,
       pass: mesh.median <= MAX_FIRST_MESH_MS && s.missing === 0,
-      detail: `p50 ${f0(mesh.median)} ms, p99 ${f0(mesh.p99)} ms; hello by ${s.helloPaths.mesh} mesh / ${s.helloPaths.relay} relay; ${s.missing} pairs never meshed`,
+      detail: `p50 ${f0(mesh.median)} ms, p99 ${f0(mesh.p99)} ms; hello by ${s.helloPaths.mesh} mesh / ${s.helloPaths.relay} relay; ${s.missing} pairs never meshed${floorNote}`,
     });
   }
-  return { targets, data: { sizes: Object.fromEntries(bySize), rounds: rawRounds, demo } };
+  return { targets, data: { sizes: Object.fromEntries(bySize), baselines: Object.fromEntries([...baselinesBySize].map(([members, byKind]) => [members, Object.fromEntries(byKind)])), rounds: rawRounds, demo } };
 }

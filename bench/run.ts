@@ -143,7 +143,8 @@ async function main(): Promise<number> {
       started.browser ??= chromium.launch({
         ...(chromiumPath === undefined ? {} : { executablePath: chromiumPath }),
         headless: true,
-        args: [...CHROMIUM_FLAGS],
+        // BENCH_CHROMIUM_FLAGS (space-separated) adds flags for an ablation, e.g. mDNS candidates off.
+        args: [...CHROMIUM_FLAGS, ...(process.env['BENCH_CHROMIUM_FLAGS']?.split(' ').filter(Boolean) ?? [])],
       });
       return started.browser;
     },

@@ -11,7 +11,7 @@ import { loadPeerJsBundle } from './peerjs-bundle.js';
 import type { MeetMarks } from '../support/meet-marks.js';
 
 /** Ticks every this many ms after hello: fine enough to see when the mesh starts carrying them. */
-const TICK_MS = 20;
+const TICK_MS = Number(new URLSearchParams(location.search).get('tick') ?? 20);
 /** Ticks stop after this long at most (Node stops them sooner once every member is done). */
 const TICKS_FOR_MS = 10_000;
 
@@ -43,7 +43,7 @@ export interface MemberReport {
 
 declare global {
   interface Window {
-    __member?: { start(options: { url: string; shardName: string; members: number }): number; stop(): void; report(): MemberReport; done(members: number): boolean };
+    __member?: { start(options: { url: string; shardName: string; members: number }): number; stop(): void; report(): MemberReport; done(members: number): boolean; whenDone(members: number, timeoutMs: number): Promise<boolean> };
   }
 }
 
@@ -135,4 +135,20 @@ function done(members: number): boolean {
   return report.allListed !== null && others.length >= members - 1 && others.every((member) => member.firstMesh !== undefined);
 }
 
-window.__member = { start, stop, report: () => ({ ...report, paths: current?.session?.paths() ?? {} }), done };
+/**
+ * Resolves once done(members) holds or after `timeoutMs`: Node waits on this one call instead of polling every member
+ * over the DevTools protocol, which loaded the browser process while the members met.
+ */
+function whenDone(members: number, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (done(members)) resolve(true);
+      else if (performance.now() > deadline) resolve(false);
+      else setTimeout(check, 25);
+    };
+    check();
+  });
+}
+
+window.__member = { start, stop, report: () => ({ ...report, paths: current?.session?.paths() ?? {} }), done, whenDone };

@@ -4,7 +4,7 @@
  * from the moment the last member called connect() (t0).
  */
 import type { MemberReport } from '../pages/players-meet-member.js';
-import type { MeetMarks } from './meet-marks.js';
+import { PAIR_SETUP, type MeetMarks } from './meet-marks.js';
 
 /** The samples of all rounds of one member count. */
 export interface MeetSamples {
@@ -24,10 +24,12 @@ export interface MeetSamples {
   spread: number[];
   /** Step name → per-member times (see STEPS). */
   steps: Record<string, number[]>;
+  /** Per peer connection: its offer (made or received) to its data channel open, ms (meet-marks.ts's PAIR_SETUP). */
+  pairSetup: number[];
 }
 
 export function emptySamples(): MeetSamples {
-  return { presence: [], hello: [], helloPaths: { mesh: 0, relay: 0 }, firstMesh: [], allMesh: [], missing: 0, spread: [], steps: {} };
+  return { presence: [], hello: [], helloPaths: { mesh: 0, relay: 0 }, firstMesh: [], allMesh: [], missing: 0, spread: [], steps: {}, pairSetup: [] };
 }
 
 /** The steps of the breakdown, in the order they happen, with how each is read from a member's report. */
@@ -74,6 +76,7 @@ export function addRound(samples: MeetSamples, reports: readonly MemberReport[],
       continue;
     }
     samples.presence.push(report.allListed - t0);
+    samples.pairSetup.push(...(report.marks[PAIR_SETUP] ?? []));
     const others = Object.values(report.seen);
     samples.missing += Math.max(0, members - 1 - others.length);
     for (const seen of others) {

@@ -9,7 +9,8 @@
  *   (`joined`, `pong`, `presence`, `event`) and each frame type it sends;
  * - peerjs socket made / open, its frames (`OPEN`, `OFFER`, `ANSWER`,
  *   `CANDIDATE`) both ways;
- * - each RTCPeerConnection made, its ICE connected, each data channel open.
+ * - each RTCPeerConnection made, its ICE connected, each data channel open;
+ * - per peer connection, the time from its offer to its channel open (PAIR_SETUP: a duration).
  *
  * The kit is not changed for it: what it does is seen at the browser's API.
  * A mark keeps every time it happened (a page of eight members opens seven
@@ -31,7 +32,11 @@ declare global {
   }
 }
 
+/** Not a time but a duration, one per peer connection: its offer (sent or received) to its data channel open, ms. */
+export const PAIR_SETUP = 'Δ pair: offer → data channel open';
+
 export const MEET_MARKS_SCRIPT = `(() => {
+  const PAIR_SETUP = ${JSON.stringify(PAIR_SETUP)};
   if (window.__meet) return;
   const wall = () => performance.timeOrigin + performance.now();
   const marks = {};
@@ -57,9 +62,14 @@ export const MEET_MARKS_SCRIPT = `(() => {
     }
   }
   window.WebSocket = MeetWebSocket;
-  const watchChannel = (channel) => {
-    if (channel.readyState === 'open') mark('data channel open');
-    else channel.addEventListener('open', () => mark('data channel open'), { once: true });
+  // A pair's own setup time, whatever else the page waits for: its offer (made or received) to its channel open.
+  const opened = (pc) => {
+    mark('data channel open');
+    if (pc.__offerAt !== undefined) (marks[PAIR_SETUP] ??= []).push(wall() - pc.__offerAt);
+  };
+  const watchChannel = (channel, pc) => {
+    if (channel.readyState === 'open') opened(pc);
+    else channel.addEventListener('open', () => opened(pc), { once: true });
   };
   const NativePeerConnection = window.RTCPeerConnection;
   if (NativePeerConnection) {
@@ -68,14 +78,17 @@ export const MEET_MARKS_SCRIPT = `(() => {
         super(...args);
         mark('peer connection made');
         let connected = false;
+        this.addEventListener('signalingstatechange', () => {
+          if (this.__offerAt === undefined && (this.signalingState === 'have-local-offer' || this.signalingState === 'have-remote-offer')) this.__offerAt = wall();
+        });
         this.addEventListener('iceconnectionstatechange', () => {
           if (!connected && (this.iceConnectionState === 'connected' || this.iceConnectionState === 'completed')) { connected = true; mark('ICE connected'); }
         });
-        this.addEventListener('datachannel', (event) => watchChannel(event.channel));
+        this.addEventListener('datachannel', (event) => watchChannel(event.channel, this));
       }
       createDataChannel(...args) {
         const channel = super.createDataChannel(...args);
-        watchChannel(channel);
+        watchChannel(channel, this);
         return channel;
       }
     }
