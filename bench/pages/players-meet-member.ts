@@ -9,6 +9,7 @@ import type { Peer } from 'peerjs';
 import { createDispatch } from '../../guest/dispatch/index.js';
 import { loadPeerJsBundle } from './peerjs-bundle.js';
 import type { MeetMarks } from '../support/meet-marks.js';
+import { whenTrue } from './when-true.js';
 
 /** Ticks every this many ms after hello: fine enough to see when the mesh starts carrying them. */
 const TICK_MS = Number(new URLSearchParams(location.search).get('tick') ?? 20);
@@ -135,20 +136,6 @@ function done(members: number): boolean {
   return report.allListed !== null && others.length >= members - 1 && others.every((member) => member.firstMesh !== undefined);
 }
 
-/**
- * Resolves once done(members) holds or after `timeoutMs`: Node waits on this one call instead of polling every member
- * over the DevTools protocol, which loaded the browser process while the members met.
- */
-function whenDone(members: number, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  return new Promise((resolve) => {
-    const check = (): void => {
-      if (done(members)) resolve(true);
-      else if (performance.now() > deadline) resolve(false);
-      else setTimeout(check, 25);
-    };
-    check();
-  });
-}
+const whenDone = (members: number, timeoutMs: number): Promise<boolean> => whenTrue(() => done(members), timeoutMs);
 
 window.__member = { start, stop, report: () => ({ ...report, paths: current?.session?.paths() ?? {} }), done, whenDone };

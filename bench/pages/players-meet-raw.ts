@@ -10,6 +10,7 @@
 // the same report shape, so one analysis reads both. Peer connections and
 // channels are marked by the benchmark's init script (meet-marks.ts), as for the kit.
 import type { MemberReport } from './players-meet-member.js';
+import { whenTrue } from './when-true.js';
 
 type Signal =
   | { type: 'here'; from: string }
@@ -109,17 +110,7 @@ function done(members: number): boolean {
   return report.error !== null || (others.length >= members - 1 && others.every((member) => member.firstMesh !== undefined));
 }
 
-function whenDone(members: number, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  return new Promise((resolve) => {
-    const check = (): void => {
-      if (done(members)) resolve(true);
-      else if (performance.now() > deadline) resolve(false);
-      else setTimeout(check, 25);
-    };
-    check();
-  });
-}
+const whenDone = (members: number, timeoutMs: number): Promise<boolean> => whenTrue(() => done(members), timeoutMs);
 
 function stop(): void {
   signals?.close();
