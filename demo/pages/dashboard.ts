@@ -83,37 +83,42 @@ function render(snapshot: DashboardSnapshot): void {
                   element('span', { textContent: `${shard.numConnectedClients} connected` }),
                   element('span', { textContent: `${shard.relayedEventsPerSecond} relayed events/s` }),
                 ),
+                // On a phone the six columns are wider than the card: the table scrolls sideways, the card does not.
                 element(
-                  'table',
-                  {},
-                  element('thead', {}, element('tr', {}, ...['member', 'kind', 'path', 'events/s (relayed · reported)', 'identity', 'since'].map((label) => element('th', { textContent: label })))),
+                  'div',
+                  { className: 'table-scroll' },
                   element(
-                    'tbody',
+                    'table',
                     {},
-                    ...shard.members.map((member) => {
-                      const name = element('td');
-                      if (member.color) {
-                        const swatch = element('span', { className: 'swatch' });
-                        swatch.style.background = member.color;
-                        name.append(swatch);
-                      }
-                      // Offline: its connection dropped without a goodbye (a closed tab leaves at once); the
-                      // server keeps its place for the grace period so it can come back with the same id.
-                      name.append(`${member.name ?? member.clientId.slice(0, 8)}${member.online ? '' : ' (connection lost: its place is kept 30 s for a reconnect)'}`);
-                      const row = element(
-                        'tr',
-                        {},
-                        name,
-                        element('td', { textContent: member.kind }),
-                        element('td', {}, pathLabel(member)),
-                        element('td', { textContent: `${member.relayedEventsPerSecond} · ${member.reportedEventsPerSecond ?? '–'}` }),
-                        element('td', { textContent: member.userId ? `user ${member.userId}` : 'anonymous' }),
-                        element('td', { textContent: new Date(member.connectedAt).toLocaleTimeString() }),
-                      );
-                      row.dataset['clientId'] = member.clientId;
-                      row.dataset['path'] = member.path;
-                      return row;
-                    }),
+                    element('thead', {}, element('tr', {}, ...['member', 'kind', 'path', 'events/s (relayed · reported)', 'identity', 'since'].map((label) => element('th', { textContent: label })))),
+                    element(
+                      'tbody',
+                      {},
+                      ...shard.members.map((member) => {
+                        const name = element('td');
+                        if (member.color) {
+                          const swatch = element('span', { className: 'swatch' });
+                          swatch.style.background = member.color;
+                          name.append(swatch);
+                        }
+                        // Offline: its connection dropped without a goodbye (a closed tab leaves at once); the
+                        // server keeps its place for the grace period so it can come back with the same id.
+                        name.append(`${member.name ?? member.clientId.slice(0, 8)}${member.online ? '' : ' (connection lost: its place is kept 30 s for a reconnect)'}`);
+                        const row = element(
+                          'tr',
+                          {},
+                          name,
+                          element('td', { textContent: member.kind }),
+                          element('td', {}, pathLabel(member)),
+                          element('td', { textContent: `${member.relayedEventsPerSecond} · ${member.reportedEventsPerSecond ?? '–'}` }),
+                          element('td', { textContent: member.userId ? `user ${member.userId}` : 'anonymous' }),
+                          element('td', { textContent: new Date(member.connectedAt).toLocaleTimeString() }),
+                        );
+                        row.dataset['clientId'] = member.clientId;
+                        row.dataset['path'] = member.path;
+                        return row;
+                      }),
+                    ),
                   ),
                 ),
               );

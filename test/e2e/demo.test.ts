@@ -229,6 +229,16 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     const text = (await card.textContent())!;
     assert.ok(text.includes(aliceName) && text.includes(bobName), 'both players are listed');
     await screenshot(dashboard, 'dashboard');
+    // On a phone the member table scrolls inside its card: nothing reaches past the card or the screen.
+    const { page: phoneDashboard } = await rig.page({ phone: true });
+    await phoneDashboard.goto(`${rig.demo.url}/dashboard.html`);
+    await phoneDashboard.waitForFunction((name) => document.querySelectorAll(`[data-shard="${name}"] tbody tr`).length === 2, shard, { timeout: 15_000 });
+    const fits = await phoneDashboard.evaluate((name) => {
+      const shardCard = document.querySelector(`[data-shard="${name}"]`)!;
+      return { page: document.documentElement.scrollWidth <= innerWidth, card: shardCard.scrollWidth <= shardCard.clientWidth };
+    }, shard);
+    assert.deepEqual(fits, { page: true, card: true }, 'the phone dashboard and its shard card hold their content');
+    await phoneDashboard.close();
     await Promise.all([alice.close(), bob.close()]);
   });
 

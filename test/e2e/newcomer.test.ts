@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { drag, startRig, templateFrame, type Rig } from './support.js';
 
-describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
+describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
   let rig: Rig;
   before(async () => {
     rig = await startRig();
@@ -104,6 +104,16 @@ describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
     assert.ok(Math.abs(frameBox.y - feedBox.y) < 2, `the item sits at the top of the feed (${frameBox.y} against ${feedBox.y})`);
   });
 
+  it("phone: every page's header keeps to one line", async () => {
+    for (const path of ['/', '/editor.html?template=greeting', '/dashboard.html']) {
+      const { page } = await open(path, true);
+      await page.waitForSelector('.top nav');
+      const lines = await page.evaluate(() => [...document.querySelectorAll('.top .brand, .top nav a')].map((element) => `${element.textContent}: ${element.getClientRects().length} line(s), ${Math.round(element.getBoundingClientRect().height)} px`));
+      for (const line of lines) assert.match(line, /: 1 line\(s\), (1\d|2\d) px$/, `${path}: ${lines.join('; ')}`);
+      await page.context().close();
+    }
+  });
+
   for (const phone of [true, false]) {
     const device = phone ? 'phone' : 'desktop';
 
@@ -127,6 +137,50 @@ describe('the demo as a newcomer meets it', { timeout: 120_000 }, () => {
         assert.equal(await page.locator('platform-editor').count(), 0, `${path} opens no editor`);
         assert.ok((await notice.$$('a')).length > 0, 'it links to what can be opened');
       }
+    });
+
+    it(`${device}: in each template's editor no part's outline crosses another's text, and every control stays inside the editor`, async () => {
+      const { page } = await open('/editor.html?template=greeting', phone);
+      for (const template of ['greeting', 'sketch', 'radio', 'vault']) {
+        if (template !== 'greeting') await page.goto(`${rig.demo.url}/editor.html?template=${template}`);
+        await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
+        const frame = await templateFrame(page, `/templates/${template}/`);
+        await frame.waitForFunction(() => document.querySelector('.remixing [data-path]') !== null, undefined, { timeout: 15_000 });
+        // Each editable part's outline box (its box grown by outline-offset + outline-width): no two intersect.
+        const crossed = await frame.evaluate(() => {
+          const boxes = [...document.querySelectorAll<HTMLElement>('[data-path]')].flatMap((element) => {
+            const style = getComputedStyle(element);
+            const rect = element.getBoundingClientRect();
+            if (rect.width === 0 || style.outlineStyle === 'none') return [];
+            const grow = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+            return [{ path: element.dataset['path'], left: rect.left - grow, top: rect.top - grow, right: rect.right + grow, bottom: rect.bottom + grow }];
+          });
+          return boxes.flatMap((a, i) =>
+            boxes.slice(i + 1).filter((b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5).map((b) => `${a.path} × ${b.path}`),
+          );
+        });
+        assert.deepEqual(crossed, [], `${template}: outlines that cross`);
+        // The panel open (on a phone: the Customize sheet), nothing of it reaches past the editor's edges.
+        await page.evaluate(() => (document.querySelector('platform-editor') as unknown as { openPanel(): void }).openPanel());
+        await page.waitForTimeout(500);
+        const outside = await page.evaluate(() => {
+          const editor = document.querySelector('platform-editor')!;
+          const { left, right } = editor.getBoundingClientRect();
+          const found: string[] = [];
+          // Every element of its shadow tree and of its controls' (no named function: tsx would wrap it in __name).
+          const roots: ParentNode[] = [editor.shadowRoot!];
+          for (let root = roots.pop(); root; root = roots.pop()) {
+            for (const element of root.querySelectorAll('*')) {
+              const rect = element.getBoundingClientRect();
+              if (rect.width > 0 && (rect.left < left - 0.5 || rect.right > right + 0.5)) found.push(`${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} ${rect.left}–${rect.right}`);
+              if (element.shadowRoot) roots.push(element.shadowRoot);
+            }
+          }
+          return found;
+        });
+        assert.deepEqual(outside, [], `${template}: parts of the editor past its edges`);
+      }
+      await page.context().close();
     });
   }
 });

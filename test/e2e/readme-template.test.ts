@@ -14,7 +14,9 @@
  *   and a published remix (an item with `values`) with the remix's title;
  * - in `<platform-editor type="full">`, clicking the title opens its control
  *   (onPresentControl) and typing there changes the template's title (onValueChanged);
- * on a desktop and on the phone of TESTING.md (390 × 844, scale 3, touch).
+ * on a desktop and on the phone of TESTING.md (390 × 844, scale 3, touch). And the host samples of
+ * "Embedding templates" and the backend sample type-check under the README's tsconfig, with what
+ * they leave to the reader declared as a reader would (`openEditor(projectId: string)`).
  *
  * Screenshots: test-artifacts/screenshots/readme-template-*.png.
  */
@@ -58,6 +60,28 @@ function readmeTemplate(readme: string): { customization: string; main: string; 
   assert.ok(main.includes('feed.load()'), 'the sample calls feed.load()');
   return { customization, main, tsconfig };
 }
+
+/** The ```ts blocks of the README's section titled `title` (a "## " heading). */
+function readmeSamples(readme: string, title: string): string[] {
+  const start = readme.indexOf(`\n## ${title}`);
+  assert.ok(start !== -1, `README.md has no "## ${title}" section`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return [...readme.slice(start, end === -1 ? undefined : end).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+/**
+ * What the host and backend samples call but leave to the reader, as a reader would write them
+ * (a project id is a string: `openEditor` takes one).
+ */
+const SAMPLE_STUBS = `declare function fetchMoreItems(offset: number): Promise<{ url: string; projectId: string }[]>;
+declare function openEditor(projectId: string): void;
+declare function myUpload(file: File): Promise<{ url: string }>;
+declare function myKeystore(value: string): Promise<{ keyPath: string }>;
+declare function publish(values: unknown): void;
+declare function openMyControl(path: readonly string[], type: unknown, position: unknown): void;
+declare function saveDraft(path: readonly string[], value: unknown): void;
+declare function showPreview(): void;
+`;
 
 /** A Vite logger that keeps warnings and errors for the assertion messages. */
 function keptLogger(): { logger: Logger; lines: string[] } {
@@ -212,6 +236,25 @@ describe("the README's template, as a newcomer writes it", { timeout: 110_000 },
     assert.notEqual(refused.code, 0, 'a mistyped path compiled');
     assert.match(refused.output, /src\/mistyped\.ts\(\d+,\d+\): error TS\d+: [^\n]*"titel"/, refused.output);
     assert.doesNotMatch(refused.output, /src\/main\.ts/, refused.output);
+  });
+
+  it("the README's host samples (\"Embedding templates\") and its backend sample type-check under its tsconfig", async () => {
+    const readmeText = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const samples = [
+      ...readmeSamples(readmeText, 'Embedding templates').map((code, index) => ({ file: `host-${index}.ts`, code })),
+      ...readmeSamples(readmeText, "A template's backend").slice(0, 2).map((code, index) => ({ file: `backend-${index}.ts`, code })),
+    ];
+    assert.equal(samples.length, 4, 'two host samples (with Lit, and without) and the backend with its template side');
+    assert.match(samples[1]!.code, /from 'platform-kit\/host\/core'/, 'the sample "with no Lit" imports the entry that loads no Lit');
+    const dir = join(work, 'samples');
+    await mkdir(join(dir, 'src'), { recursive: true });
+    await installKit(dir);
+    await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'samples', private: true, type: 'module' }, null, 2)}\n`);
+    await writeFile(join(dir, 'tsconfig.json'), readme.tsconfig);
+    // express and its types: the repository's own (a reader installs them).
+    for (const { file, code } of samples) await writeFile(join(dir, 'src', file), `${SAMPLE_STUBS}${code}\nexport {};\n`);
+    const typed = await tsc(dir);
+    assert.equal(typed.code, 0, `tsc --noEmit over the README's samples:\n${typed.output}`);
   });
 
   it('a host page on another origin shows it in <platform-feed>, with a published remix, and remixes it in <platform-editor>', async () => {

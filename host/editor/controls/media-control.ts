@@ -42,6 +42,7 @@ export abstract class MediaControl extends VccControl {
         border-radius: var(--_radius);
         padding: 8px;
         display: grid;
+        grid-template-columns: minmax(0, 1fr);
         gap: var(--_gap);
       }
       .drop.over {
@@ -52,6 +53,11 @@ export abstract class MediaControl extends VccControl {
       .preview video {
         max-width: 100%;
         max-height: 160px;
+        display: block;
+      }
+      /* The player's own width is 300 px, wider than a panel's column: it fits the column instead. */
+      .preview audio {
+        width: 100%;
         display: block;
       }
       progress {
