@@ -169,8 +169,9 @@ export class FeedGestures {
             : fromClient(point);
         return { identifier: point.identifier, ...mapped };
       });
-    if (event.touches.length === 0) live.screenOffsets.clear();
     const input: SwipeInput = { type: event.type, touches: map(event.touches), changedTouches: map(event.changedTouches) };
+    // Only the fingers still down keep an offset: identifiers are the template's to invent, so an offset kept per identifier would grow without end.
+    for (const identifier of live.screenOffsets.keys()) if (!event.touches.some((point) => point.identifier === identifier)) live.screenOffsets.delete(identifier);
     this.#host.emit('touch', { index: live.index, type: input.type, touches: input.type === 'end' || input.type === 'cancel' ? input.changedTouches : input.touches });
     // The template's own event time: delivery comes in bursts (the browser hands touch moves over with
     // frames), and a finger that stopped before lifting must not read as a flick.
