@@ -149,6 +149,22 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     expect(feed.controller.index).to.equal(0);
   });
 
+  it('keeps a bounded trace of a drag that never ends, whatever its event times: 9,000 moves at one time leave the heap as it was', async () => {
+    const feed = mount({ items: templateItems(2), touchRateLimit: { burst: 100_000, perSecond: 100_000 } });
+    await reports.waitFor('playback', 't0');
+    const windowOf0 = (): Window | null => feed.controller.frameAt(0)?.iframe.contentWindow ?? null;
+    const heap = (): Promise<number> => executeServerCommand('page-heap') as Promise<number>;
+    expect((await reports.command(windowOf0(), 'touchDrag', 10, 'start')).value).to.equal(11);
+    const before = await heap();
+    // Two bursts under the frame's 5,000 messages, the second after it refilled (500 a second).
+    expect((await reports.command(windowOf0(), 'touchDrag', 4_500)).value).to.equal(4_500);
+    await sleep(9_500);
+    expect((await reports.command(windowOf0(), 'touchDrag', 4_500)).value).to.equal(4_500);
+    const grown = (await heap()) - before;
+    // One sample per move was kept: 470 kB here; now at most 64 (30 kB seen, noise included).
+    expect(grown, `${grown} bytes kept`).to.be.below(300_000);
+  });
+
   it('plays and pauses in the right order across 20 swipes', async function () {
     // It checks order, not speed: on a busy machine a play waits for the last pause and a template load.
     this.timeout(180_000);
