@@ -362,7 +362,9 @@ export class PlatformEditor extends EditorProperties {
       }
       case 'refusedvalue': {
         const { path, error } = payload as RemixSessionEvents['refusedvalue'];
-        this.#reportError(new PlatformError(error.code, `the template sent a value that was refused: ${withoutPrefix(error.message)}`), Array.isArray(path) ? path.map(String) : undefined);
+        // The path is the template's, unchecked: a segment that is not a string has no field to name (and String() of an object with its own toString throws).
+        const fieldPath = Array.isArray(path) && path.every((segment) => typeof segment === 'string') ? (path as string[]) : undefined;
+        this.#reportError(new PlatformError(error.code, `the template sent a value that was refused: ${withoutPrefix(error.message)}`), fieldPath);
         break;
       }
       case 'error':

@@ -188,6 +188,7 @@ export class FeedController {
         step: (direction) => void this.#focus.step(direction),
         loadMore: () => this.#loader.maybeLoadMore(),
         isLive,
+        isFocused,
         currentLoaded: () => this.#window.live(this.#focus.index)?.status === 'loaded',
       },
       options.swipe,

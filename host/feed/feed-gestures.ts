@@ -30,6 +30,14 @@ const WHEEL_THRESHOLD_PX = 40;
  * stream (see {@link FeedGestures.playHeard}).
  */
 const WHEEL_PLAY_WAIT_MS = 1_000;
+/**
+ * How long a template that has left focus still moves the feed: after the
+ * feed last took its input while it was in focus. Why: a key or wheel event
+ * may be on its way as the feed moves away from it, and the user may touch
+ * it again while the snap runs; a preloaded neighbour the user never looked
+ * at must not move the feed at all.
+ */
+const LEFT_FOCUS_GRACE_MS = 1_000;
 /** How far a drag past the first or last item goes, as a fraction of the finger's travel. */
 const RUBBER_BAND = 0.3;
 
@@ -58,6 +66,8 @@ export interface FeedGestureHost {
   loadMore(): void;
   /** Whether `live` is still shown. */
   isLive(live: LiveFrame): boolean;
+  /** Whether `live` is the template in focus. */
+  isFocused(live: LiveFrame): boolean;
   /** Whether the current item's template has loaded (so a move to it sends its play at once). */
   currentLoaded(): boolean;
 }
@@ -72,6 +82,8 @@ export class FeedGestures {
   #wheelStepMs = -Infinity;
   /** A wheel step moved to a loaded template: its play is on its way (see {@link playHeard}). */
   #wheelAwaitsPlay = false;
+  /** The template (its sourceId: no reference to a frame that may go) whose input the feed last took while it was in focus, and when. */
+  #lastFocusedInput: { readonly sourceId: string; readonly atMs: number } | null = null;
 
   constructor(host: FeedGestureHost, swipe: SwipeTrackerOptions | undefined) {
     this.#host = host;
@@ -125,6 +137,8 @@ export class FeedGestures {
     if (!live.frame.loaded) throw new PlatformError('INVALID_ARGUMENT', 'touches are forwarded only after load()');
     const event = parseForwardedTouch(raw);
     if (live.index === -1 || !this.#host.isLive(live)) return;
+    // Only a template in focus (or just out of it) starts a gesture; the swipe tracker takes the rest of a gesture from its source only.
+    if (!this.#inFocusOrJustLeft(live) && event.type === 'start') return;
     // Template CSS pixels → feed pixels, through where the iframe is now.
     const frameRect = live.frame.iframe.getBoundingClientRect();
     const viewportRect = this.#host.viewport.getBoundingClientRect();
@@ -155,8 +169,9 @@ export class FeedGestures {
             : fromClient(point);
         return { identifier: point.identifier, ...mapped };
       });
-    if (event.touches.length === 0) live.screenOffsets.clear();
     const input: SwipeInput = { type: event.type, touches: map(event.touches), changedTouches: map(event.changedTouches) };
+    // Only the fingers still down keep an offset: identifiers are the template's to invent, so an offset kept per identifier would grow without end.
+    for (const identifier of live.screenOffsets.keys()) if (!event.touches.some((point) => point.identifier === identifier)) live.screenOffsets.delete(identifier);
     this.#host.emit('touch', { index: live.index, type: input.type, touches: input.type === 'end' || input.type === 'cancel' ? input.changedTouches : input.touches });
     // The template's own event time: delivery comes in bursts (the browser hands touch moves over with
     // frames), and a finger that stopped before lifting must not read as a flick.
@@ -195,7 +210,19 @@ export class FeedGestures {
 
   #takesGuestInput(live: LiveFrame): boolean {
     const { sheets } = this.#host;
-    return live.index !== -1 && this.#host.isLive(live) && !sheets.sheetOpen && !sheets.shareSheetOpen && this.#host.currentIndex() >= 0;
+    if (live.index === -1 || !this.#host.isLive(live) || sheets.sheetOpen || sheets.shareSheetOpen || this.#host.currentIndex() < 0) return false;
+    return this.#inFocusOrJustLeft(live);
+  }
+
+  /** Whether `live`'s forwarded input may move the feed: it is in focus, or was until {@link LEFT_FOCUS_GRACE_MS} ago. */
+  #inFocusOrJustLeft(live: LiveFrame): boolean {
+    const now = performance.now();
+    if (this.#host.isFocused(live)) {
+      this.#lastFocusedInput = { sourceId: live.sourceId, atMs: now };
+      return true;
+    }
+    const last = this.#lastFocusedInput;
+    return last !== null && last.sourceId === live.sourceId && now - last.atMs < LEFT_FOCUS_GRACE_MS;
   }
 
   readonly #onHostTouch = (event: TouchEvent): void => {

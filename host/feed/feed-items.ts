@@ -3,7 +3,7 @@
  * each template, and the feedDebug feed (one template ten times).
  */
 import { isFeedDebug, withViewingContext, type ViewingContext } from '../../guest/context.js';
-import { assertPlainData, assertVccPath, DEFAULT_MAX_VALUE_BYTES } from '../../protocol/data.js';
+import { assertPlainData, assertVccPath, DEFAULT_MAX_VALUE_BYTES, isPrototypeKey } from '../../protocol/data.js';
 import { isPlatformError, PlatformError, withoutPrefix } from '../../protocol/errors.js';
 import type { ValueOverrides } from '../../protocol/link.js';
 
@@ -94,9 +94,11 @@ export function checkFeedItem(item: unknown): FeedItem {
 
 /**
  * Checks a feed item's values: `{ scope: { key: plain data } }` with valid
- * path segments, each value within the remix session's size limit. Checked
- * here, when the item is given, so a bad one is refused with the item rather
- * than failing later inside its frame.
+ * path segments, none named after a property of Object.prototype (`toString`,
+ * `valueOf`…: the item's RemixSession refuses those), each value within the
+ * remix session's size limit. Checked here, when the item is given, so a bad
+ * one is refused with the item rather than failing later inside its frame
+ * (where it left the feed on an item with no frame).
  */
 function checkValues(values: unknown): void {
   const fail = (reason: string, cause?: unknown): never => {
@@ -106,6 +108,7 @@ function checkValues(values: unknown): void {
   for (const [scope, entries] of Object.entries(values as object)) {
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) fail(`scope "${scope}" must be an object`);
     for (const [key, value] of Object.entries(entries as object)) {
+      if (isPrototypeKey(scope) || isPrototypeKey(key)) fail(`at ${scope}.${key}: a scope or key cannot be named like a property of Object.prototype`);
       try {
         assertVccPath([scope, key]);
         assertPlainData(value, DEFAULT_MAX_VALUE_BYTES);

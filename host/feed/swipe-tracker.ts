@@ -61,6 +61,12 @@ interface Gesture {
 }
 
 const VELOCITY_WINDOW_MS = 100;
+/**
+ * Most samples a gesture keeps. Real input brings a few dozen within the
+ * velocity window; a forwarded gesture's times are the template's to choose,
+ * and moves that all carry one time would otherwise stay, one per event, for as long as the finger is down.
+ */
+const MAX_SAMPLES = 64;
 
 /** Follows vertical swipes; see the module comment. */
 export class SwipeTracker {
@@ -167,6 +173,7 @@ export class SwipeTracker {
     gesture.lastY = y;
     gesture.samples.push({ t: timeMs, y });
     while (gesture.samples.length > 2 && (gesture.samples[0]?.t ?? timeMs) < timeMs - VELOCITY_WINDOW_MS) gesture.samples.shift();
+    if (gesture.samples.length > MAX_SAMPLES) gesture.samples.splice(0, gesture.samples.length - MAX_SAMPLES);
   }
 
   #decide(gesture: Gesture, offsetPx: number, heightPx: number): SwipeDecision {

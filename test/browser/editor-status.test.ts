@@ -46,6 +46,24 @@ describe('<platform-editor> status line and field errors go stale no more', () =
   let harness: EditorHarness;
   afterEach(() => harness?.dispose());
 
+  it('a value the template sends at a malformed path (segments that are objects, one with a toString of its own) is reported with its code', async () => {
+    harness = await mountEditor({ type: 'full' });
+    const { editor, probe } = harness;
+    const reported: { code: string; path?: readonly string[] }[] = [];
+    editor.addEventListener('platform-editor-error', (event) => {
+      const { error, path } = (event as CustomEvent<{ error: { code: string }; path?: readonly string[] }>).detail;
+      reported.push(path ? { code: error.code, path } : { code: error.code });
+    });
+    for (const path of [[{ toString: 'content' }, 'title'], ['content', { valueOf: 1 }], 'content.title']) {
+      const reply = await probe.command('raw', 'setValue', [path, 'x']);
+      expect((reply.value as { code?: string }).code, JSON.stringify(path)).to.equal('INVALID_PATH');
+    }
+    await waitUntil(() => reported.length === 3, 'three reported refusals');
+    expect(reported.map((report) => report.code)).to.deep.equal(['INVALID_PATH', 'INVALID_PATH', 'INVALID_PATH']);
+    expect(statusLine(editor)).to.match(/refused/);
+    expect(editor.session?.get(['content', 'title'])).to.not.equal('x');
+  });
+
   it('a refused value from the template shows in the status line until the next accepted change of that path', async () => {
     harness = await mountEditor({ type: 'full' });
     const { editor, probe } = harness;

@@ -14,7 +14,7 @@ function press(keys: string[], click?: PagePoint): Promise<unknown> {
 }
 
 describe('feed: the wheel and keys over a cross-origin template', function () {
-  const { reports, mount, windowOf, collect } = feedSuite();
+  const { reports, mount, windowOf, collect, playback } = feedSuite();
 
   /**
    * A real click at `at` that gives the template `tag` the keyboard, checked with a harmless key
@@ -197,6 +197,36 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     expect(controller.index).to.equal(0);
     // A well-formed key from the loaded template moves the feed.
     expect(await raw(0, 'key', { key: 'ArrowDown' })).to.equal('ok');
+    expect(controller.index).to.equal(1);
+  });
+
+  it('a preloaded neighbour, unseen, cannot move the feed: its forwarded keys, wheel and swipe are not taken', async () => {
+    const feed = mount({ items: templateItems(3) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    // t1 is preloaded under t0 and has called load(): its input would be taken if it were in focus.
+    await waitUntil(() => controller.frameAt(1)?.loaded === true, 'the neighbour t1 to load');
+    const raw = async (method: string, event: unknown): Promise<void> => {
+      const reply = await reports.command(windowOf(1), 'raw', method, [event]);
+      expect(reply.ok, `${method}: ${JSON.stringify(reply.value)}`).to.equal(true);
+    };
+    await raw('key', { key: 'ArrowDown' });
+    await sleep(200);
+    expect(controller.index, 'after its key').to.equal(0);
+    await raw('wheel', { deltaX: 0, deltaY: 500, deltaMode: 0, timeStamp: 1 });
+    await sleep(200);
+    expect(controller.index, 'after its wheel').to.equal(0);
+    const point = (clientY: number): unknown => ({ identifier: 3, clientX: 100, clientY });
+    await raw('touch', { type: 'start', touches: [point(600)], changedTouches: [point(600)], timeStamp: 1_000 });
+    for (const [step, y] of [400, 200, 0].entries()) {
+      await raw('touch', { type: 'move', touches: [point(y)], changedTouches: [point(y)], timeStamp: 1_020 + step * 20 });
+    }
+    await raw('touch', { type: 'end', touches: [], changedTouches: [point(0)], timeStamp: 1_100 });
+    await sleep(300);
+    expect(controller.index, 'after its swipe').to.equal(0);
+    expect(playback('t0').at(-1)).to.equal(true);
+    // The template in focus still moves it.
+    expect((await reports.command(windowOf(0), 'raw', 'key', [{ key: 'ArrowDown' }])).ok).to.equal(true);
     expect(controller.index).to.equal(1);
   });
 

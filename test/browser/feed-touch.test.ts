@@ -1,4 +1,5 @@
 import { expect } from '@esm-bundle/chai';
+import { executeServerCommand } from '@web/test-runner-commands';
 import { feedSuite, quiet, swipe, templateItems, touch } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
@@ -130,6 +131,38 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     await waitUntil(() => reports.of('touch', 't0').filter((data) => data['type'] === 'touchend').length >= 2, "the template's touchends");
     await sleep(100);
     expect(controller.index).to.equal(0);
+  });
+
+  it('keeps nothing per touch identifier a template invents: 4,500 starts of ten fresh fingers each leave the heap as it was', async () => {
+    const feed = mount({ items: templateItems(2), touchRateLimit: { burst: 100_000, perSecond: 100_000 } });
+    await reports.waitFor('playback', 't0');
+    const windowOf0 = (): Window | null => feed.controller.frameAt(0)?.iframe.contentWindow ?? null;
+    const heap = (): Promise<number> => executeServerCommand('page-heap') as Promise<number>;
+    // Once first, so that what any first call allocates is in the baseline.
+    expect((await reports.command(windowOf0(), 'touchStarts', 10)).value).to.equal(10);
+    const before = await heap();
+    // Under the frame's burst of 5,000 messages: every one is taken.
+    expect((await reports.command(windowOf0(), 'touchStarts', 4_500)).value).to.equal(4_500);
+    const grown = (await heap()) - before;
+    // The 45,000 identifiers kept were 2.4 MB here; what is kept now is a few fingers at most (75 kB of noise seen).
+    expect(grown, `${grown} bytes kept`).to.be.below(1_000_000);
+    expect(feed.controller.index).to.equal(0);
+  });
+
+  it('keeps a bounded trace of a drag that never ends, whatever its event times: 9,000 moves at one time leave the heap as it was', async () => {
+    const feed = mount({ items: templateItems(2), touchRateLimit: { burst: 100_000, perSecond: 100_000 } });
+    await reports.waitFor('playback', 't0');
+    const windowOf0 = (): Window | null => feed.controller.frameAt(0)?.iframe.contentWindow ?? null;
+    const heap = (): Promise<number> => executeServerCommand('page-heap') as Promise<number>;
+    expect((await reports.command(windowOf0(), 'touchDrag', 10, 'start')).value).to.equal(11);
+    const before = await heap();
+    // Two bursts under the frame's 5,000 messages, the second after it refilled (500 a second).
+    expect((await reports.command(windowOf0(), 'touchDrag', 4_500)).value).to.equal(4_500);
+    await sleep(9_500);
+    expect((await reports.command(windowOf0(), 'touchDrag', 4_500)).value).to.equal(4_500);
+    const grown = (await heap()) - before;
+    // One sample per move was kept: 470 kB here; now at most 64 (30 kB seen, noise included).
+    expect(grown, `${grown} bytes kept`).to.be.below(300_000);
   });
 
   it('plays and pauses in the right order across 20 swipes', async function () {

@@ -84,6 +84,23 @@ describe('feed: per-item values and the iframe permissions policy', function () 
     expect((await reports.command(windowOf(0), 'get', ['card', 'title'])).value).to.equal('Built title');
   });
 
+  it('refuses values under a name of Object.prototype (toString, hasOwnProperty…) with the item, before any frame is made', async () => {
+    const feed = mount({ items: [] });
+    const { controller } = feed;
+    const errors = collect('error');
+    for (const values of [{ card: { toString: 'x' } }, { hasOwnProperty: { title: 'x' } }, { card: { valueOf: 1, title: 'ok' } }]) {
+      expect(() => controller.append([remixItem('bad', values)]), JSON.stringify(values))
+        .to.throw()
+        .with.property('code', 'INVALID_ARGUMENT');
+    }
+    expect(controller.items).to.deep.equal([]);
+    // The feed goes on: a good item after them plays with its values.
+    controller.append([remixItem('r0', { card: { title: 'Published remix' } })]);
+    await reports.waitFor('playback', 'r0');
+    expect((await reports.command(windowOf(0), 'get', ['card', 'title'])).value).to.equal('Published remix');
+    expect(errors).to.deep.equal([]);
+  });
+
   it('refuses malformed values with the item (INVALID_ARGUMENT)', () => {
     const feed = mount({ items: [] });
     const { controller } = feed;
