@@ -70,8 +70,11 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   // Origin-form (`/dispatch?…`) is what clients send; anything else goes through the URL parser.
-  const pathname = !url.startsWith('/') ? new URL(url, 'http://server').pathname : query < 0 ? url : url.slice(0, query);
-  if (pathname === CONTROL_PATH) {
+  const pathname = url.startsWith('/') ? (query < 0 ? url : url.slice(0, query)) : URL.canParse(url, 'http://server') ? new URL(url, 'http://server').pathname : undefined;
+  if (pathname === undefined) {
+    // An absolute-form target that is no URL (`GET http://[::1`): the client's fault, answered as such.
+    socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  } else if (pathname === CONTROL_PATH) {
     const settings = ctx.settings;
     const address = settings.addressNeeded ? clientAddress(request, settings.trustProxy) : '';
     if (settings.unjoinedLimited && (ctx.unjoinedByAddress.get(address) ?? 0) >= ctx.limits.maxUnjoinedSocketsPerAddress) {
