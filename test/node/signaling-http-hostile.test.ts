@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Keystore } from '../../signaling/keystore.js';
+import type { SecretStore } from '../../signaling/services/secret-store.js';
 import { createMemoryStore } from '../../signaling/store/memory-store.js';
 import { rawUpgrade } from './hostile-support.js';
-import { PROJECT, startServer, TOKEN } from './signaling-support.js';
+import { PROJECT, sleep, startServer, TOKEN, waitFor } from './signaling-support.js';
 import type { SignalingServer } from '../../signaling/index.js';
 
 /** Writes `request` on a fresh TCP connection; resolves what came back within `timeoutMs`, or when the server closed. */
@@ -78,5 +80,53 @@ describe("hostile HTTP: a failure of the server's own routes", () => {
     assert.match(answer, /"code":"INTERNAL"/);
     assert.doesNotMatch(answer, /hunter2|ECONNREFUSED|10\.0\.0\.5/);
     assert.ok(logged.some((line) => line.includes('ECONNREFUSED')), 'the failure is logged for the operator');
+  });
+});
+
+describe('hostile HTTP: clients of the services that hang up halfway', () => {
+  let server: SignalingServer;
+  const logged: string[] = [];
+  const printed: string[] = [];
+  const consoleError = console.error;
+  // A secret store that fails the way a disk does, naming a path the client must not read.
+  const failingSecrets: SecretStore = {
+    get: () => Promise.resolve(undefined),
+    put: () => Promise.reject(new Error('ENOSPC: no space left on device, write /var/lib/platform/secrets.json')),
+    delete: () => Promise.resolve(false),
+    close: () => Promise.resolve(),
+  };
+  before(async () => {
+    server = await startServer({ log: (line) => logged.push(line), secretStore: failingSecrets });
+    console.error = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
+  });
+  after(async () => {
+    console.error = consoleError;
+    await server.close();
+  });
+
+  it('a download of a signed URL dropped halfway, and a JSON body cut off, are not logged as failures of the server', async () => {
+    const keystore = new Keystore(PROJECT, TOKEN, { url: server.url });
+    const file = await keystore.upload('big.txt', Buffer.alloc(4 * 1024 * 1024, 'a'), 'text/plain');
+    // Public: whoever holds the link can start downloads and drop them, as often as they like.
+    const signed = new URL(await keystore.generateSignedUrl(file.url));
+    for (let i = 0; i < 3; i++) {
+      await rawHttp(server.url, `GET ${signed.pathname} HTTP/1.1\r\nHost: x\r\n\r\n`, 20);
+    }
+    await rawHttp(server.url, `POST /services/keystore/secrets HTTP/1.1\r\nHost: x\r\n${AUTH}content-type: application/json\r\ncontent-length: 100\r\n\r\n{"value":`, 50);
+    await sleep(200);
+    assert.deepEqual(printed, []);
+    assert.deepEqual(logged, []);
+  });
+
+  it("a failure of a service goes to the server's log option, not to console.error, and its message is not answered", async () => {
+    const keystore = new Keystore(PROJECT, TOKEN, { url: server.url });
+    const answer = await keystore.storeSecret('v').then(
+      () => 'stored',
+      (error: { code?: string; message?: string }) => `${error.code} ${error.message}`,
+    );
+    assert.match(answer, /^INTERNAL /);
+    assert.doesNotMatch(answer, /ENOSPC|\/var\/lib/);
+    await waitFor(() => logged.some((line) => line.includes('ENOSPC')), 'the failure in the log');
+    assert.deepEqual(printed, []);
   });
 });
