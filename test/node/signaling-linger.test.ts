@@ -4,9 +4,9 @@
 // createSignalingServer on loopback; the peer socket is a raw TCP connection that never answers.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { PEERJS_KEY, PEERJS_PATH } from '../../protocol/signaling.js';
-import { Cleanup, rawUpgrade, watchUnansweredClose, type UnansweredClose } from './hostile-support.js';
-import { Raw, startServer } from './signaling-support.js';
+import { CONTROL_PATH, PEERJS_KEY, PEERJS_PATH } from '../../protocol/signaling.js';
+import { Cleanup, rawUpgrade, watchUnansweredClose, wsFrame, type UnansweredClose } from './hostile-support.js';
+import { PROJECT, Raw, startServer } from './signaling-support.js';
 
 const describeEnd = (close: UnansweredClose): string =>
   close.code === null ? 'got no close frame' : close.endedAfterMs === null ? `was still open 4 s after its close frame (${close.code})` : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
@@ -34,4 +34,33 @@ describe('sockets the server closes and whose client never answers (in-process s
       assert.ok(close.endedAfterMs !== null && close.endedAfterMs < 2_000, `the revoked peer socket ${describeEnd(close)}`);
     });
   }
+
+  it('a control socket that never joins and ignores the 4008 close is terminated within about a second, not 30 s', async () => {
+    const server = await startServer({ heartbeatIntervalMs: 200, joinTimeoutMs: 300 });
+    cleanup.defer(() => server.close());
+    const raw = await rawUpgrade(server.url, CONTROL_PATH);
+    cleanup.defer(() => raw.socket.destroy());
+    assert.match(raw.status, / 101 /);
+    const close = await watchUnansweredClose(raw, 4_000);
+    assert.equal(close.code, 4008, 'the join timeout closes with 4008');
+    assert.ok(close.endedAfterMs !== null && close.endedAfterMs < 2_000, `the unjoined socket ${describeEnd(close)}`);
+  });
+
+  it('a member that leaves, then keeps sending frames and never answers the close, is terminated within about a second, not 30 s', async () => {
+    const server = await startServer({ heartbeatIntervalMs: 200 });
+    cleanup.defer(() => server.close());
+    const raw = await rawUpgrade(server.url, CONTROL_PATH);
+    cleanup.defer(() => raw.socket.destroy());
+    const frame = (message: object): Buffer => wsFrame(1, Buffer.from(JSON.stringify(message)));
+    raw.socket.write(frame({ type: 'join', id: 1, v: 1, projectId: PROJECT, kind: 'browser', shardName: 'leaving' }));
+    raw.socket.write(frame({ type: 'leave', id: 2 }));
+    const end = watchUnansweredClose(raw, 4_000);
+    // Frames keep the socket looking alive to the heartbeat; they are not read once it closes.
+    const chatter = setInterval(() => raw.socket.writable && raw.socket.write(frame({ type: 'ping', id: 3, c: 0 })), 50);
+    cleanup.defer(() => clearInterval(chatter));
+    const close = await end;
+    clearInterval(chatter);
+    assert.equal(close.code, 1000, 'left');
+    assert.ok(close.endedAfterMs !== null && close.endedAfterMs < 2_000, `the leaving socket ${describeEnd(close)}`);
+  });
 });
