@@ -36,7 +36,7 @@ describe('sockets the server closes and whose client never answers (in-process s
   }
 
   it('a control socket that never joins and ignores the 4008 close is terminated within about a second, not 30 s', async () => {
-    const server = await startServer({ heartbeatIntervalMs: 200, joinTimeoutMs: 300 });
+    const server = await startServer({ heartbeatIntervalMs: 500, joinTimeoutMs: 100 });
     cleanup.defer(() => server.close());
     const raw = await rawUpgrade(server.url, CONTROL_PATH);
     cleanup.defer(() => raw.socket.destroy());
@@ -52,9 +52,20 @@ describe('sockets the server closes and whose client never answers (in-process s
     const raw = await rawUpgrade(server.url, CONTROL_PATH);
     cleanup.defer(() => raw.socket.destroy());
     const frame = (message: object): Buffer => wsFrame(1, Buffer.from(JSON.stringify(message)));
+    const end = watchUnansweredClose(raw, 6_000);
+    const joined = new Promise<void>((resolve) => {
+      let seen = '';
+      const onData = (chunk: Buffer): void => {
+        seen += chunk.toString('latin1');
+        if (!seen.includes('"type":"joined"')) return;
+        raw.socket.off('data', onData);
+        resolve();
+      };
+      raw.socket.on('data', onData);
+    });
     raw.socket.write(frame({ type: 'join', id: 1, v: 1, projectId: PROJECT, kind: 'browser', shardName: 'leaving' }));
+    await joined;
     raw.socket.write(frame({ type: 'leave', id: 2 }));
-    const end = watchUnansweredClose(raw, 4_000);
     // Frames keep the socket looking alive to the heartbeat; they are not read once it closes.
     const chatter = setInterval(() => raw.socket.writable && raw.socket.write(frame({ type: 'ping', id: 3, c: 0 })), 50);
     cleanup.defer(() => clearInterval(chatter));
@@ -64,3 +75,4 @@ describe('sockets the server closes and whose client never answers (in-process s
     assert.ok(close.endedAfterMs !== null && close.endedAfterMs < 2_000, `the leaving socket ${describeEnd(close)}`);
   });
 });
+
