@@ -3,10 +3,12 @@
 // not ws's 30 s closing handshake, or a loop of joins and leaves piles them up. A real
 // createSignalingServer on loopback; the peer socket is a raw TCP connection that never answers.
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { CONTROL_PATH, PEERJS_KEY, PEERJS_PATH } from '../../protocol/signaling.js';
 import { Cleanup, rawUpgrade, watchUnansweredClose, wsFrame, type UnansweredClose } from './hostile-support.js';
 import { PROJECT, Raw, startServer } from './signaling-support.js';
+import type { SignalingServer } from '../../signaling/index.js';
 
 const describeEnd = (close: UnansweredClose): string =>
   close.code === null ? 'got no close frame' : close.endedAfterMs === null ? `was still open 4 s after its close frame (${close.code})` : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
@@ -76,3 +78,55 @@ describe('sockets the server closes and whose client never answers (in-process s
   });
 });
 
+/**
+ * Sends an upgrade to `target` by hand and never closes its own side (a half-open client):
+ * resolves the status line it got and whether the server let go of the connection within
+ * `timeoutMs`. It writes a byte every 50 ms after the answer: a server that only half-closed
+ * reads them on, one that closed answers them with a reset.
+ */
+function halfOpenUpgrade(server: SignalingServer, target: string, options: { localAddress?: string } = {}, timeoutMs = 2_000): Promise<{ status: string; released: boolean }> {
+  const url = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true, ...options });
+    let answer = '';
+    let ticker: ReturnType<typeof setInterval> | undefined;
+    const finish = (released: boolean): void => {
+      clearTimeout(timer);
+      clearInterval(ticker);
+      socket.destroy();
+      resolve({ status: answer.split('\r\n')[0] ?? '', released });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      ticker ??= setInterval(() => socket.write('x'), 50);
+    });
+    socket.on('error', () => finish(true));
+    socket.on('close', () => finish(true));
+    socket.write(
+      [`GET ${target} HTTP/1.1`, `Host: ${url.host}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}`].join('\r\n') + '\r\n\r\n',
+    );
+  });
+}
+
+describe('upgrades the server refuses, from clients that never close their side', () => {
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  it('404 (no such path), 400 (no URL) and 429 (too many unjoined sockets): each answered, and its connection closed, not left half open', async () => {
+    const server = await startServer({ limits: { maxUnjoinedSocketsPerAddress: 1 } });
+    cleanup.defer(() => server.close());
+    const notFound = await halfOpenUpgrade(server, '/no-such-path');
+    assert.match(notFound.status, / 404 /);
+    assert.ok(notFound.released, 'the 404 connection is closed by the server');
+    const noUrl = await halfOpenUpgrade(server, 'http://[::1');
+    assert.match(noUrl.status, / 400 /);
+    assert.ok(noUrl.released, 'the 400 connection is closed by the server');
+    const holder = await rawUpgrade(server.url, CONTROL_PATH, {}, { localAddress: '127.0.0.61' });
+    cleanup.defer(() => holder.socket.destroy());
+    assert.match(holder.status, / 101 /);
+    const tooMany = await halfOpenUpgrade(server, CONTROL_PATH, { localAddress: '127.0.0.61' });
+    assert.match(tooMany.status, / 429 /);
+    assert.ok(tooMany.released, 'the 429 connection is closed by the server');
+  });
+});
