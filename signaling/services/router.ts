@@ -176,7 +176,7 @@ async function handle(parts: ServicesParts, routes: Routes, req: IncomingMessage
     // The client hung up (a download dropped, a body cut off): nobody to answer, and no failure
     // of the server to log, however often a client does it. (The response's socket: a refused
     // upload's request is destroyed and lets go of it, yet its answer still goes out.)
-    if (!res.socket || res.socket.destroyed) return true;
+    if (res.socket?.destroyed === true) return true;
     // An upload refused early still has its body coming: drain it so the answer reaches the client.
     if (!req.complete) req.resume();
     sendError(res, error, log);
