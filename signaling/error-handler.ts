@@ -54,7 +54,7 @@ const CLIENT_ERROR_CODES: Readonly<Record<number, ErrorCode>> = {
 function clientError(error: unknown): PlatformError | null {
   if (typeof error !== 'object' || error === null || isPlatformError(error)) return null;
   const { status, statusCode, expose, message } = error as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown };
-  const code = typeof status === 'number' ? status : statusCode;
-  if (expose !== true || typeof code !== 'number' || code < 400 || code > 499) return null;
-  return new PlatformError(CLIENT_ERROR_CODES[code] ?? 'INVALID_ARGUMENT', `the request was refused: ${typeof message === 'string' ? message : code}`);
+  const httpStatus = typeof status === 'number' ? status : statusCode;
+  if (expose !== true || typeof httpStatus !== 'number' || httpStatus < 400 || httpStatus > 499) return null;
+  return new PlatformError(CLIENT_ERROR_CODES[httpStatus] ?? 'INVALID_ARGUMENT', `the request was refused: ${typeof message === 'string' ? message : httpStatus}`);
 }

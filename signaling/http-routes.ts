@@ -48,7 +48,7 @@ export function requestListener(ctx: ServerContext): (request: IncomingMessage, 
  * target that is no URL (`GET http://[::1 HTTP/1.1`): that is the client's
  * fault, INVALID_ARGUMENT (400), not a failure of the server.
  */
-export function requestUrl(request: IncomingMessage): URL {
+function requestUrl(request: IncomingMessage): URL {
   try {
     return new URL(request.url ?? '/', 'http://server');
   } catch {
