@@ -5,12 +5,12 @@
  * project's shards, for its credentials in headers).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PlatformError, serializeError } from '../protocol/errors.js';
+import { isPlatformError, PlatformError, serializeError } from '../protocol/errors.js';
 import { CONTROL_PATH, PEERJS_PATH, SIGNALING_VERSION } from '../protocol/signaling.js';
 import type { ServerContext } from './control/context.js';
 import { projectOf } from './projects.js';
 import type { SignalingMetrics } from './server-options.js';
-import { PROJECT_ID_HEADER, sameSecret } from './services/http.js';
+import { PROJECT_ID_HEADER, sameSecret, statusOf } from './services/http.js';
 
 /** The server's counters and memory, as `GET /metrics` and `server.metrics()` report them. */
 export function metrics(ctx: ServerContext): SignalingMetrics {
@@ -27,21 +27,39 @@ export function metrics(ctx: ServerContext): SignalingMetrics {
   };
 }
 
-/** The `request` listener of the server's HTTP server: a route that throws answers 500 and is logged. */
+/**
+ * The `request` listener of the server's HTTP server: a coded error answers
+ * its status; anything else (a store failure, a bug) is logged and answers
+ * 500 INTERNAL without its message, which may name hosts or credentials.
+ */
 export function requestListener(ctx: ServerContext): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
     onRequest(ctx, request, response).catch((error: unknown) => {
-      ctx.log(`platform-kit: ${String(error)}`);
-      if (!response.headersSent) json(response, 500, serializeError(error));
+      if (!isPlatformError(error)) ctx.log(`platform-kit: ${String(error)}`);
+      const wire = serializeError(isPlatformError(error) ? error : new PlatformError('INTERNAL', 'internal error'));
+      if (!response.headersSent) json(response, statusOf(wire.code), wire);
       else response.end();
     });
   };
 }
 
+/**
+ * The request target as a URL. Node's parser lets through an absolute-form
+ * target that is no URL (`GET http://[::1 HTTP/1.1`): that is the client's
+ * fault, INVALID_ARGUMENT (400), not a failure of the server.
+ */
+function requestUrl(request: IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? '/', 'http://server');
+  } catch {
+    throw new PlatformError('INVALID_ARGUMENT', 'the request target is not a URL');
+  }
+}
+
 async function onRequest(ctx: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
   // The services answer their own prefixes (/services/, /cdn/) and leave the rest to the routes below.
   if (await ctx.running().services.handle(request, response)) return;
-  const url = new URL(request.url ?? '/', 'http://server');
+  const url = requestUrl(request);
   const route = `${request.method ?? 'GET'} ${url.pathname}`;
   switch (route) {
     case 'GET /':

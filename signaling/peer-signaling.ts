@@ -179,7 +179,9 @@ export class PeerSignaling {
     if (!entry) return;
     this.#dropQueue(entry);
     this.#peers.delete(peerId);
-    entry.socket?.close(1000, 'left');
+    // closeSoon, not close: out of #peers the heartbeat no longer sees this socket, and a client
+    // that never answers would hold it for ws's 30 s closing handshake (one per join and leave).
+    if (entry.socket) closeSoon(entry.socket, 1000, 'left');
   }
 
   /** Messages forwarded since start. */

@@ -123,6 +123,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
       ...(identity.keys === undefined ? {} : { tokenKeys: identity.keys }),
       ...(identity.tokenTtlSeconds === undefined ? {} : { tokenTtlSeconds: identity.tokenTtlSeconds }),
       ...(identity.maxTokenTtlSeconds === undefined ? {} : { maxTokenTtlSeconds: identity.maxTokenTtlSeconds }),
+      log,
     });
     ctx.services = router;
     try {

@@ -70,14 +70,17 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   // Origin-form (`/dispatch?…`) is what clients send; anything else goes through the URL parser.
-  const pathname = !url.startsWith('/') ? new URL(url, 'http://server').pathname : query < 0 ? url : url.slice(0, query);
-  if (pathname === CONTROL_PATH) {
+  const pathname = url.startsWith('/') ? (query < 0 ? url : url.slice(0, query)) : URL.canParse(url, 'http://server') ? new URL(url, 'http://server').pathname : undefined;
+  if (pathname === undefined) {
+    // An absolute-form target that is no URL (`GET http://[::1`): the client's fault, answered as such.
+    answerAndClose(socket, '400 Bad Request');
+  } else if (pathname === CONTROL_PATH) {
     const settings = ctx.settings;
     const address = settings.addressNeeded ? clientAddress(request, settings.trustProxy) : '';
     if (settings.unjoinedLimited && (ctx.unjoinedByAddress.get(address) ?? 0) >= ctx.limits.maxUnjoinedSocketsPerAddress) {
       // Before any WebSocket is made: an address holding this many unjoined sockets gets no more.
       ctx.counters.upgradesRefused++;
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      answerAndClose(socket, '429 Too Many Requests');
       return;
     }
     // Uncorked at the end of the turn: the 101 and a handshake join's `joined` leave in one write.
@@ -99,8 +102,18 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
       ctx.peers.accept(ws, request);
     });
   } else {
-    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    answerAndClose(socket, '404 Not Found');
   }
+}
+
+/**
+ * Answers a refused upgrade and closes the connection once the answer is out. end() alone only
+ * half-closes it: the HTTP server's timeouts no longer watch an upgrade's socket, so a client
+ * that never closes its side would hold it (and its file descriptor) for good, one per request.
+ */
+function answerAndClose(socket: Duplex, status: string): void {
+  socket.once('finish', destroySocket);
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** A new control socket: its connection, counted (unjoined, per address), and the join of its handshake if any. */

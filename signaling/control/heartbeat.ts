@@ -6,6 +6,7 @@
  * the others are pinged. The PeerJS sockets are swept in the same pass.
  */
 import { CLOSE_CODES } from '../../protocol/signaling.js';
+import { closeSoon } from '../peer-signaling.js';
 import { liveConnections, type ServerContext } from './context.js';
 import { clock } from './rate-buckets.js';
 
@@ -16,7 +17,9 @@ export function startHeartbeat(ctx: ServerContext): ReturnType<typeof setInterva
     const since = clock();
     for (const connection of liveConnections(ctx)) {
       if (connection.state === 'new' && since - connection.openedAt > ctx.settings.joinTimeoutMs) {
-        connection.socket.close(CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');
+        // Terminated if it does not answer within a second: a client that never does would otherwise
+        // hold it for ws's 30 s closing handshake (this branch comes back each sweep, never the next).
+        if (connection.socket.readyState === connection.socket.OPEN) closeSoon(connection.socket, CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');
       } else if (!connection.alive) {
         // Two intervals without a pong or a frame: the socket is dead (or the network is); presence follows.
         connection.socket.terminate();

@@ -51,6 +51,8 @@ export const KNOWN_CONTENT_TYPES: Readonly<Record<string, readonly string[]>> = 
 
 /** Default largest upload: 25 MB (the media VCC default). */
 export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+/** Default of {@link CdnLimits.maxTransformBytesInFlight}: 64 MB. */
+export const DEFAULT_MAX_TRANSFORM_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 
 /** Limits of the CDN. */
 export interface CdnLimits {
@@ -58,6 +60,11 @@ export interface CdnLimits {
   readonly maxUploadBytes?: number;
   /** Content types accepted for upload; each must be one of {@link KNOWN_CONTENT_TYPES}. Default: all of them. */
   readonly allowedContentTypes?: readonly string[];
+  /**
+   * Bytes of files read for the `transform` hook at once (each call gets the whole file); a
+   * request past it is answered 503 UNAVAILABLE. One file is always let through. Default 64 MB.
+   */
+  readonly maxTransformBytesInFlight?: number;
 }
 
 /** Rewrites a file for the query parameters of a signed URL (resize, crop…); undefined serves the file as is. */
@@ -98,11 +105,15 @@ export class CdnStore {
 
   readonly root: string;
   readonly maxUploadBytes: number;
+  readonly maxTransformBytesInFlight: number;
   readonly #allowed: ReadonlyMap<string, readonly string[]>;
+  /** Bytes read for transforms not finished yet. */
+  #transformBytes = 0;
 
   constructor(root: string, limits: CdnLimits = {}) {
     this.root = resolve(root);
     this.maxUploadBytes = limits.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+    this.maxTransformBytesInFlight = limits.maxTransformBytesInFlight ?? DEFAULT_MAX_TRANSFORM_BYTES_IN_FLIGHT;
     const allowed = new Map<string, readonly string[]>();
     for (const type of limits.allowedContentTypes ?? Object.keys(KNOWN_CONTENT_TYPES)) {
       const extensions = KNOWN_CONTENT_TYPES[type];
@@ -216,7 +227,7 @@ export class CdnStore {
     const range = req.headers.range;
     const query = options.query;
     if (options.transform && query && [...query.keys()].length > 0 && range === undefined) {
-      const transformed = await options.transform({ projectId, path, contentType, body: await readFile(file), query });
+      const transformed = await this.#transform(options.transform, { projectId, path, contentType, file, size: info.size, query });
       if (transformed) {
         res.writeHead(200, { ...headers, 'content-type': transformed.contentType, 'content-length': transformed.body.byteLength });
         res.end(req.method === 'HEAD' ? undefined : transformed.body);
@@ -246,6 +257,27 @@ export class CdnStore {
       return;
     }
     await pipeline(createReadStream(file, { start, end }), res);
+  }
+
+  /**
+   * Runs the transform hook on the whole file, within maxTransformBytesInFlight: a signed URL is
+   * public, and without the bound a crowd of requests with a query would each hold a copy of a
+   * 25 MB file until memory runs out.
+   */
+  async #transform(
+    transform: CdnTransform,
+    input: { readonly projectId: string; readonly path: string; readonly contentType: string; readonly file: string; readonly size: number; readonly query: URLSearchParams },
+  ): Promise<Awaited<ReturnType<CdnTransform>>> {
+    if (this.#transformBytes > 0 && this.#transformBytes + input.size > this.maxTransformBytesInFlight) {
+      throw new PlatformError('UNAVAILABLE', 'the CDN is busy transforming files; retry shortly');
+    }
+    this.#transformBytes += input.size;
+    try {
+      const { projectId, path, contentType, query } = input;
+      return await transform({ projectId, path, contentType, body: await readFile(input.file), query });
+    } finally {
+      this.#transformBytes -= input.size;
+    }
   }
 }
 

@@ -98,6 +98,8 @@ export interface ServicesRouterOptions {
   readonly secretStore?: SecretStore;
   /** Clock for tokens and signed URLs, ms since the epoch. For tests. */
   readonly now?: () => number;
+  /** Where a route's failure (not a coded refusal) is logged, one line each. Default console.error. */
+  readonly log?: (line: string) => void;
 }
 
 /** The mounted services. */
@@ -143,8 +145,10 @@ export async function createServicesRouter(options: ServicesRouterOptions): Prom
     },
   };
   const routes: Routes = { ...identityRoutes(parts), ...keystoreRoutes(parts), ...vccRoutes(parts) };
+  const log = options.log;
+  const logFailure = log ? (message: string, error: unknown) => log(`${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) : undefined;
   return {
-    handle: (req, res) => handle(parts, routes, req, res),
+    handle: (req, res) => handle(parts, routes, req, res, logFailure),
     tokens,
     vccPublicKey: parts.vcc.publicKeyBase64Url,
     signRemixHeaders(context, signOptions = {}) {
@@ -157,7 +161,7 @@ export async function createServicesRouter(options: ServicesRouterOptions): Prom
 }
 
 /** Answers a services or CDN request (false, touching nothing, for any other path); every failure is an error answer. */
-async function handle(parts: ServicesParts, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+async function handle(parts: ServicesParts, routes: Routes, req: IncomingMessage, res: ServerResponse, log?: (message: string, error: unknown) => void): Promise<boolean> {
   const rawUrl = req.url ?? '/';
   const rawPath = rawUrl.split('?')[0] ?? '/';
   if (!rawPath.startsWith('/services/') && !rawPath.startsWith('/cdn/')) return false;
@@ -169,9 +173,13 @@ async function handle(parts: ServicesParts, routes: Routes, req: IncomingMessage
     if (route) await route(req, res);
     else if (!(await cdnRoute(parts, req, res, method, rawPath, rawUrl))) throw new PlatformError('NOT_FOUND', `no route ${method} ${rawPath}`);
   } catch (error) {
+    // The client hung up (a download dropped, a body cut off): nobody to answer, and no failure
+    // of the server to log, however often a client does it. (The response's socket: a refused
+    // upload's request is destroyed and lets go of it, yet its answer still goes out.)
+    if (res.socket?.destroyed === true) return true;
     // An upload refused early still has its body coming: drain it so the answer reaches the client.
     if (!req.complete) req.resume();
-    sendError(res, error);
+    sendError(res, error, log);
   }
   return true;
 }

@@ -131,8 +131,10 @@ export class FileSecretStore implements SecretStore {
   }
 
   async #commit(records: Map<string, Map<string, string>>): Promise<void> {
-    const body: { version: number; projects: Record<string, Record<string, string>> } = { version: FILE_VERSION, projects: {} };
-    for (const [projectId, names] of records) body.projects[projectId] = Object.fromEntries(names);
+    // fromEntries defines own properties: `projects['__proto__'] = …` on a plain object would set its
+    // prototype instead, and that project's records would be left out of the file without a word.
+    const projects = Object.fromEntries([...records].map(([projectId, names]) => [projectId, Object.fromEntries(names)]));
+    const body = { version: FILE_VERSION, projects };
     const temporary = `${this.#path}.${process.pid}.${this.#tempCounter++}.tmp`;
     const file = await open(temporary, 'wx', 0o600);
     try {

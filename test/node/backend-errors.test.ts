@@ -38,6 +38,7 @@ for (const [expressName, createApp] of EXPRESS_MAJORS) {
           .resolveUserFromToken(req.get('x-user-token') ?? '')
           .then((user) => res.json({ title: res.locals['platform'].card.title, user: user.id }), next);
       });
+      app.post('/api/echo', createApp.json({ limit: '1kb' }), (req, res) => res.json(req.body));
       app.get('/api/broken', () => {
         throw new Error('a secret detail of the server');
       });
@@ -72,6 +73,22 @@ for (const [expressName, createApp] of EXPRESS_MAJORS) {
         assert.ok(['INVALID_TOKEN', 'UNAUTHORIZED', 'TOKEN_EXPIRED'].includes(body.error.code), body.error.code);
         assert.equal(body.error.name, 'PlatformError');
         assert.doesNotMatch(body.error.message, /\n\s+at /);
+      });
+    }
+
+    for (const [what, init, status, code] of [
+      ['a body that is not JSON', { body: '{"a":', headers: { 'content-type': 'application/json' } }, 400, 'INVALID_ARGUMENT'],
+      ['a body over the parser limit', { body: JSON.stringify({ a: 'x'.repeat(4096) }), headers: { 'content-type': 'application/json' } }, 413, 'PAYLOAD_TOO_LARGE'],
+      ['a body in a charset the parser refuses', { body: '{}', headers: { 'content-type': 'application/json; charset=klingon' } }, 415, 'UNSUPPORTED'],
+    ] as const) {
+      it(`${what} (the framework's own client error) answers ${status} ${code}, not 500, and is not logged as a failure`, async () => {
+        const before = logged.length;
+        const response = await fetch(`${base}/api/echo`, { method: 'POST', ...init });
+        const text = await response.text();
+        assert.equal(response.status, status, text);
+        assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, code);
+        assert.doesNotMatch(text, /\n\s+at /);
+        assert.equal(logged.length, before);
       });
     }
 

@@ -1,11 +1,13 @@
 // The keystore over real HTTP: secrets stored by the owner, resolved by the
 // owning project only, encrypted at rest, surviving a restart.
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { requestUserToken } from '../../signaling/backend-identity.js';
 import { Keystore } from '../../signaling/keystore.js';
+import { FileSecretStore } from '../../signaling/services/secret-store.js';
 import { ADMIN_KEY, codeOf, codeOfRejection, post, projectHeaders, REMIX, startServices, TEMPLATE, type Harness } from './services-support.js';
 
 const SECRET = 'sk_live_the-template-api-key-0123456789';
@@ -99,5 +101,23 @@ describe('keystore', () => {
     assert.equal(response.status, 401);
     const headersOnly = await post(`${services.url}/services/keystore/resolve`, projectHeaders(TEMPLATE), { keyPath });
     assert.equal(headersOnly.body['value'], SECRET);
+  });
+});
+
+describe('FileSecretStore and names from outside', () => {
+  it('keeps the records of a project named __proto__ (or any Object.prototype name) across a reopen', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'platform-secrets-'));
+    try {
+      const file = join(dir, 'secrets.json');
+      const store = await FileSecretStore.open(file);
+      // Each put resolves once durable: after a reopen every one of them must be there.
+      for (const projectId of ['__proto__', 'constructor', 'toString']) await store.put(projectId, '__proto__', `sealed-${projectId}`);
+      await store.close();
+      const reopened = await FileSecretStore.open(file);
+      for (const projectId of ['__proto__', 'constructor', 'toString']) assert.equal(await reopened.get(projectId, '__proto__'), `sealed-${projectId}`, projectId);
+      await reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
