@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkFeedItem, checkFeedUrl, feedDebugItems, feedItemSrc } from '../../host/feed/feed-items.js';
 import { TokenBucket } from '../../host/feed/rate-limiter.js';
+import { parseForwardedTouch, parseForwardedWheel } from '../../host/feed/forwarded-input.js';
 import { SwipeTracker, type SwipeInput } from '../../host/feed/swipe-tracker.js';
 
 const HEIGHT = 600;
@@ -109,5 +110,25 @@ describe('feed items and URLs', () => {
     assert.equal(new Set(items?.map((item) => item.id)).size, 10);
     assert.equal(feedDebugItems('https://t.example/?feedDebug=false'), null);
     assert.throws(() => feedDebugItems('javascript:x?feedDebug=true'), { code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('forwarded input guards', () => {
+  const point = (clientX: number, clientY: number, screen?: [number, number]) => ({ identifier: 1, clientX, clientY, ...(screen ? { screenX: screen[0], screenY: screen[1] } : {}) });
+  const touch = (p: object) => ({ type: 'move', touches: [p], changedTouches: [p], timeStamp: 1 });
+
+  it('takes coordinates and deltas a screen can have, up to ±1e6', () => {
+    assert.equal(parseForwardedTouch(touch(point(-1e6, 1e6, [0, 844]))).touches[0]!.clientY, 1e6);
+    assert.equal(parseForwardedWheel({ deltaX: 0, deltaY: -1e6, deltaMode: 0, timeStamp: 1 }).deltaY, -1e6);
+  });
+
+  it('refuses finite but absurd coordinates and deltas (1e308 overflowed a drag to NaN) with INVALID_ARGUMENT', () => {
+    const refused = (run: () => unknown): void => assert.throws(run, (error: unknown) => (error as { code?: string }).code === 'INVALID_ARGUMENT');
+    refused(() => parseForwardedTouch(touch(point(0, 1e308))));
+    refused(() => parseForwardedTouch(touch(point(-1e7, 0))));
+    refused(() => parseForwardedWheel({ deltaX: 0, deltaY: 1e308, deltaMode: 0, timeStamp: 1 }));
+    refused(() => parseForwardedWheel({ deltaX: -Number.MAX_VALUE, deltaY: 0, deltaMode: 1, timeStamp: 1 }));
+    // Screen coordinates are optional: out of range, the pair is dropped and the client ones kept.
+    assert.deepEqual(parseForwardedTouch(touch(point(10, 20, [1e308, 0]))).touches[0], { identifier: 1, clientX: 10, clientY: 20 });
   });
 });
