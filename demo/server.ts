@@ -268,6 +268,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       if (!response.headersSent) sendError(response, status, isPlatformError(error) ? error.code : 'INTERNAL', (error as Error).message ?? String(error));
       else response.destroy();
     };
+    // Host pages may not be shown in a frame (frame-ancestors 'none'): a template's navigate() or present()
+    // to a URL that redirects to one would otherwise put the host's own page, same-origin with the host,
+    // inside the feed. Templates (and the media they load) stay frameable.
+    if (!path.startsWith('/templates/') && !path.startsWith('/media/') && !isSignalingRoute(path)) response.setHeader('content-security-policy', "frame-ancestors 'none'");
     if (isSignalingRoute(path)) {
       if (forwarder) forwarder.proxy(request, response);
       else sendError(response, 503, 'NOT_CONNECTED', 'the signaling server is starting');
