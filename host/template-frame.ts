@@ -41,6 +41,7 @@ import { createCallBudget, type CallBudget, type CallLimits, type Limited } from
 import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 import { HandlerLayers, type Gate, type HostHandlers } from './handler-layers.js';
+import { limitFrame } from './frame-limits.js';
 
 export type { HostHandlers } from './handler-layers.js';
 
@@ -159,23 +160,6 @@ export interface TemplateFrameEvents {
   error: PlatformError;
 }
 
-const DEFAULT_ALLOW = 'autoplay; fullscreen; clipboard-write';
-
-/**
- * The sandbox of a template's iframe: everything a page may do, but navigate
- * the page that embeds it. Why: an iframe that is not sandboxed may, once
- * the user has tapped it, navigate the top page (`top.location`,
- * `window.open(url, '_top')`, a `target=_top` link), so any template could
- * send the viewer from the host page to a page of its choosing. No
- * `allow-top-navigation*`; `allow-same-origin` keeps the template its own
- * origin (its storage, and the origin its hello is checked against), which is
- * safe for a frame of another origin. Tokens this browser does not know are left out.
- */
-const SANDBOX_TOKENS = (
-  'allow-scripts allow-same-origin allow-forms allow-modals allow-popups allow-popups-to-escape-sandbox allow-downloads ' +
-  'allow-pointer-lock allow-orientation-lock allow-presentation allow-storage-access-by-user-activation'
-).split(' ');
-
 interface QueuedNotification {
   readonly name: GuestNotification;
   readonly args: readonly unknown[];
@@ -236,9 +220,8 @@ export class TemplateFrame {
     });
     this.#createdIframe = options.iframe === undefined;
     this.iframe = options.iframe ?? document.createElement('iframe');
-    if (!this.iframe.hasAttribute('allow')) this.iframe.setAttribute('allow', options.allow ?? DEFAULT_ALLOW);
-    // Before the src: a sandbox applies from the next navigation on. An adopted iframe's own sandbox is the page's choice.
-    if (!this.iframe.hasAttribute('sandbox')) this.iframe.setAttribute('sandbox', SANDBOX_TOKENS.filter((token) => this.iframe.sandbox.supports(token)).join(' '));
+    // Before the src: a sandbox applies from the next navigation on.
+    limitFrame(this.iframe, options.allow);
     if (options.title !== undefined) this.iframe.title = options.title;
 
     // Listen before the iframe can load, so the first hello is never missed.
