@@ -22,7 +22,7 @@ declare const clientId: string;
 declare function drawPlayers(clients: readonly { clientId: string; userInfo: Record<string, unknown> }[]): void;
 declare function draw(payload: Record<string, unknown>): void;
 declare function fetchMoreItems(offset: number): Promise<{ url: string; projectId: string; title?: string }[]>;
-declare function openEditor(projectId: string | null): void;
+declare function openEditor(projectId: string): void;
 declare function myUpload(file: File): Promise<{ url: string }>;
 declare function myKeystore(value: string): Promise<{ keyPath: string }>;
 declare function publish(values: unknown): void;
