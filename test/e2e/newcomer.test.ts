@@ -117,6 +117,18 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
   for (const phone of [true, false]) {
     const device = phone ? 'phone' : 'desktop';
 
+    it(`${device}: the plain host links back to the feed, with a thumb-sized target on a phone`, async () => {
+      const { page } = await open('/plain.html', phone);
+      const back = page.locator('header a.brand[href="/"]');
+      await back.waitFor({ state: 'visible', timeout: 15_000 });
+      const box = (await back.boundingBox())!;
+      if (phone) assert.ok(box.width >= 44 && box.height >= 44, `a 44 px target: ${JSON.stringify(box)}`);
+      assert.equal(await back.getAttribute('title'), 'Back to the feed');
+      await back.click();
+      await page.waitForSelector('platform-feed', { timeout: 15_000 });
+      await page.context().close();
+    });
+
     it(`${device}: a feed link to a missing item says so and starts from the top`, async () => {
       const { page } = await open('/?item=nope', phone);
       const notice = await page.waitForSelector('.link-notice[role="alert"]', { timeout: 15_000 });
