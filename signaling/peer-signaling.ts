@@ -22,6 +22,7 @@ import type { WebSocket } from 'ws';
 import { jsonDepthWithin } from '../protocol/data.js';
 import { CLOSE_CODES, PEERJS_KEY } from '../protocol/signaling.js';
 import { sameSecret } from './services/http.js';
+import { closeSoon } from './close-soon.js';
 
 /** A peer id the server issued to one client. */
 interface PeerEntry {
@@ -95,24 +96,6 @@ const NODE_QUEUE_CHARS = 32 * 1024 * 1024;
  * and candidates (1–10 K) cost a few tokens each.
  */
 const CHARS_PER_TOKEN = 1024;
-
-/**
- * How long a socket the server closes may take to answer the close frame
- * before it is terminated. ws waits 30 s; a client that does not read would
- * hold its socket (and whatever it queued) that long, and sockets made to be
- * refused (made-up peer ids) would pile up.
- */
-export const CLOSE_LINGER_MS = 1_000;
-
-/** Closes `socket` with `code` and terminates it if the close is not done within {@link CLOSE_LINGER_MS}. */
-export function closeSoon(socket: WebSocket, code: number, reason: string): void {
-  if (socket.readyState === socket.CLOSED) return;
-  socket.close(code, reason);
-  // Only on the way out of a refused or abusive socket: one timer each, never per frame.
-  const timer = setTimeout(() => socket.terminate(), CLOSE_LINGER_MS);
-  timer.unref?.();
-  socket.once('close', () => clearTimeout(timer));
-}
 
 /** The limits a {@link PeerSignaling} holds every peer socket to (the server's SignalingLimits). */
 export interface PeerSocketLimits {

@@ -6,7 +6,7 @@
  * the others are pinged. The PeerJS sockets are swept in the same pass.
  */
 import { CLOSE_CODES } from '../../protocol/signaling.js';
-import { closeSoon } from '../peer-signaling.js';
+import { closeSoon } from '../close-soon.js';
 import { liveConnections, type ServerContext } from './context.js';
 import { clock } from './rate-buckets.js';
 

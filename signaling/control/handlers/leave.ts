@@ -6,7 +6,7 @@
 import type { LeaveMessage } from '../../../protocol/signaling.js';
 import type { Connection } from '../connection.js';
 import type { ServerContext } from '../context.js';
-import { closeSoon } from '../../peer-signaling.js';
+import { closeSoon } from '../../close-soon.js';
 import { send } from '../outbox.js';
 
 /** Answers `ok` and closes the socket (1000, 'left'), marked as leaving. */
