@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { build, createLogger, preview, type Logger, type PreviewServer } from 'vite';
 import { chromiumPath } from '../chromium.mjs';
+import { README_HOST_STUBS } from '../readme-stubs.js';
 import { CHROMIUM_FLAGS, PHONE } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -69,19 +70,6 @@ function readmeSamples(readme: string, title: string): string[] {
   return [...readme.slice(start, end === -1 ? undefined : end).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 }
 
-/**
- * What the host and backend samples call but leave to the reader, as a reader would write them
- * (a project id is a string: `openEditor` takes one).
- */
-const SAMPLE_STUBS = `declare function fetchMoreItems(offset: number): Promise<{ url: string; projectId: string }[]>;
-declare function openEditor(projectId: string): void;
-declare function myUpload(file: File): Promise<{ url: string }>;
-declare function myKeystore(value: string): Promise<{ keyPath: string }>;
-declare function publish(values: unknown): void;
-declare function openMyControl(path: readonly string[], type: unknown, position: unknown): void;
-declare function saveDraft(path: readonly string[], value: unknown): void;
-declare function showPreview(): void;
-`;
 
 /** A Vite logger that keeps warnings and errors for the assertion messages. */
 function keptLogger(): { logger: Logger; lines: string[] } {
@@ -252,7 +240,7 @@ describe("the README's template, as a newcomer writes it", { timeout: 110_000 },
     await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'samples', private: true, type: 'module' }, null, 2)}\n`);
     await writeFile(join(dir, 'tsconfig.json'), readme.tsconfig);
     // express and its types: the repository's own (a reader installs them).
-    for (const { file, code } of samples) await writeFile(join(dir, 'src', file), `${SAMPLE_STUBS}${code}\nexport {};\n`);
+    for (const { file, code } of samples) await writeFile(join(dir, 'src', file), `${README_HOST_STUBS}${code}\nexport {};\n`);
     const typed = await tsc(dir);
     assert.equal(typed.code, 0, `tsc --noEmit over the README's samples:\n${typed.output}`);
   });

@@ -7,11 +7,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import ts from 'typescript';
+import { README_HOST_STUBS } from '../readme-stubs.js';
 import { REPO_ROOT } from './cli-support.js';
 
 const DIR = join(REPO_ROOT, 'test-artifacts/readme-samples');
 
-/** What the samples use but do not define: the reader's own page and app. */
+/** What the samples use but do not define: the reader's own page and app (the host side's in README_HOST_STUBS). */
 const AMBIENT = `
 declare const audio: HTMLAudioElement;
 declare const slider: HTMLInputElement;
@@ -21,14 +22,6 @@ declare const points: { x: number; y: number }[];
 declare const clientId: string;
 declare function drawPlayers(clients: readonly { clientId: string; userInfo: Record<string, unknown> }[]): void;
 declare function draw(payload: Record<string, unknown>): void;
-declare function fetchMoreItems(offset: number): Promise<{ url: string; projectId: string; title?: string }[]>;
-declare function openEditor(projectId: string): void;
-declare function myUpload(file: File): Promise<{ url: string }>;
-declare function myKeystore(value: string): Promise<{ keyPath: string }>;
-declare function publish(values: unknown): void;
-declare function openMyControl(path: readonly string[], type: unknown, position: unknown): void;
-declare function saveDraft(path: readonly string[], value: unknown): void;
-declare function showPreview(): void;
 `;
 
 /** The augmentation the generated customization.d.ts makes for the README's `card.json` (title, color). */
@@ -72,7 +65,7 @@ describe('the README samples', () => {
     const blocks = await samples();
     assert.ok(blocks.length >= 6, `found ${blocks.length} samples`);
     await mkdir(DIR, { recursive: true });
-    await writeFile(join(DIR, 'ambient.d.ts'), AMBIENT);
+    await writeFile(join(DIR, 'ambient.d.ts'), `${AMBIENT}${README_HOST_STUBS}`);
     // What platform-vcc generates from the README's customization file: get() is typed by it.
     await writeFile(join(DIR, 'customization.d.ts'), GENERATED_TYPES);
     const files: string[] = [];
