@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { printedUrl, stopChild } from './signaling-process.js';
 
 /** The child process and its URL. */
 export interface PlainSignaling {
@@ -19,28 +20,14 @@ export interface PlainSignaling {
   stop(): Promise<void>;
 }
 
-export function startPlainSignaling(rootDir: string): Promise<PlainSignaling> {
+export async function startPlainSignaling(rootDir: string): Promise<PlainSignaling> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], { cwd: rootDir, stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = (): Promise<void> =>
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error('the plain signaling server did not start within 20 s')), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = /plain signaling: (\S+)/.exec(buffer);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: match[1], stop });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the plain signaling server exited with ${code}`)));
+  const stop = (): Promise<void> => stopChild(child);
+  const url = await printedUrl(child, /plain signaling: (\S+)/, 'the plain signaling server').catch(async (error: unknown) => {
+    await stop();
+    throw error;
   });
+  return { url, stop };
 }
 
 function serve(): void {

@@ -23,20 +23,33 @@ export async function startSignalingProcess(rootDir: string, project: string, ar
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    await stopChild(child);
     await rm(dataDir, { recursive: true, force: true });
   };
-  const url = await new Promise<string>((resolve, reject) => {
+  const url = await printedUrl(child, /platform-kit signaling: (\S+)/, 'the signaling server').catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, child, stop };
+}
+
+/** Stops `child` by SIGTERM; resolves once it has exited (at once if it already had). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** The URL `child` prints on its stdout (the first group of `pattern`); rejects if it exits first or takes over 20 s. */
+export function printedUrl(child: ChildProcess, pattern: RegExp, name: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error('the signaling server did not start within 20 s')), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 20 s`)), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      const match = /platform-kit signaling: (\S+)/.exec(buffer);
+      const match = pattern.exec(buffer);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -44,11 +57,7 @@ export async function startSignalingProcess(rootDir: string, project: string, ar
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the signaling server exited with ${code}`));
+      reject(new Error(`${name} exited with ${code}`));
     });
-  }).catch(async (error: unknown) => {
-    await stop();
-    throw error;
   });
-  return { url, child, stop };
 }
