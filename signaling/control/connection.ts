@@ -36,6 +36,11 @@ export class Connection {
   lastSeq = 0;
   /** Tick of the presence clock when this connection joined its hub: it hears only later changes. */
   attachedAt = 0;
+  /**
+   * Frames the hub delivered while the join reads the shard's members (handlers/join.ts): they
+   * follow the `joined` answer. null at every other time.
+   */
+  held: Buffer[] | null = null;
   // Rate limit buckets in thousandths of a token, stamped with {@link clock}: integers, which
   // V8 keeps in the object itself, where fractional ms and tokens would be a boxed number each.
   eventMilliTokens: number;

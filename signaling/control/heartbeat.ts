@@ -16,7 +16,8 @@ export function startHeartbeat(ctx: ServerContext): ReturnType<typeof setInterva
     const now = Date.now();
     const since = clock();
     for (const connection of liveConnections(ctx)) {
-      if (connection.state === 'new' && since - connection.openedAt > ctx.settings.joinTimeoutMs) {
+      // 'joining' too: a join waiting on a store that does not answer is bounded by the same timeout.
+      if ((connection.state === 'new' || connection.state === 'joining') && since - connection.openedAt > ctx.settings.joinTimeoutMs) {
         // Terminated if it does not answer within a second: a client that never does would otherwise
         // hold it for ws's 30 s closing handshake (this branch comes back each sweep, never the next).
         if (connection.socket.readyState === connection.socket.OPEN) closeSoon(connection.socket, CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');

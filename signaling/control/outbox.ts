@@ -30,9 +30,18 @@ export function writable(ctx: ServerContext, connection: Connection): boolean {
   return false;
 }
 
+/** Most frames that may wait for a joining client's `joined` answer (one store round trip); past it the socket goes. */
+const MAX_HELD_FRAMES = 1_000;
+
 /** Sends a frame serialized once for many receivers (events, presence): the fan-out's one write. */
 export function sendRaw(ctx: ServerContext, connection: Connection, frame: Buffer): void {
   const socket = connection.socket;
+  if (connection.held !== null) {
+    // Joining: the frame follows `joined` (handlers/join.ts).
+    if (connection.held.length < MAX_HELD_FRAMES) connection.held.push(frame);
+    else socket.terminate();
+    return;
+  }
   if (!writable(ctx, connection)) return;
   // The turn's first frame leaves at once; every later one waits for the end of the turn.
   if (ctx.endOfTurnScheduled) corkStream(ctx, (socket as unknown as { _socket?: CorkableStream })._socket);

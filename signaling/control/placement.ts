@@ -19,10 +19,10 @@ import { detach } from './relay.js';
 
 /**
  * Places a fresh member: a new client id (and peer id) in the shard the join
- * names, or in one with room. Returns the shard's members, or null once the
- * join was refused (answered; the connection is 'new' again).
+ * names, or in one with room. Returns false once the join was refused
+ * (answered; the connection is 'new' again).
  */
-export async function placeNew(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
+export async function placeNew(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<boolean> {
   const id = message.id;
   connection.clientId = randomId();
   connection.userId = userId;
@@ -32,20 +32,20 @@ export async function placeNew(ctx: ServerContext, connection: Connection, messa
     connection.state = 'new';
     const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
     fail(ctx, connection, code, code === 'SHARD_FULL' ? `shard "${message.shardName ?? ''}" is full` : 'the project has too many shards', { id });
-    return null;
+    return false;
   }
-  // Alone in it: this join opened the shard, and pays for it from its address's allowance.
-  if (ctx.settings.shardsLimited && outcome.members.length === 1 && !(await admitNewShard(ctx, connection))) {
+  // This join opened the shard, and pays for it from its address's allowance.
+  if (ctx.settings.shardsLimited && outcome.opened && !(await admitNewShard(ctx, connection))) {
     await ctx.store.leave(connection.projectId, outcome.shardName, connection.clientId).catch(ctx.storeError);
     fallback(connection);
     ctx.counters.shardsRateLimited++;
     connection.state = 'new';
     const perMinute = ctx.limits.maxShardsPerAddressPerMinute;
     fail(ctx, connection, 'RATE_LIMITED', `more than ${perMinute} new shards per minute from this address; join an existing shard or retry later`, { id });
-    return null;
+    return false;
   }
   connection.shardName = outcome.shardName;
-  return outcome.members;
+  return true;
 }
 
 /**
@@ -94,11 +94,11 @@ function memberRecord(connection: Connection, userInfo: EventPayload): MemberRec
   };
 }
 
-/** Takes back an earlier client id and place; returns the shard's members, or null for a fresh join. */
-export async function resume(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<readonly MemberRecord[] | null> {
+/** Takes back an earlier client id and place; true when it did, false for a fresh join. */
+export async function resume(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<boolean> {
   const { clientId, resumeToken } = message.resume!;
   const checked = ctx.running().resumeTokens.check(resumeToken, message.projectId, clientId);
-  if (!checked) return null; // forged or from another secret: a fresh join, never someone else's id
+  if (!checked) return false; // forged or from another secret: a fresh join, never someone else's id
   const existing = await ctx.store.member(message.projectId, checked.shardName, clientId);
   connection.clientId = clientId;
   connection.shardName = checked.shardName;
@@ -123,14 +123,14 @@ export async function resume(ctx: ServerContext, connection: Connection, message
       ...(message.userInfo ? { userInfo } : {}),
       ...(connection.peerId !== existing.peerId ? { peerId: connection.peerId } : {}),
     });
-    return member ? ctx.store.members(message.projectId, checked.shardName) : fallback(connection);
+    return member ? true : fallback(connection);
   }
   if (checked.bootId === ctx.bootId) return fallback(connection); // the grace period ran out: a new id
   // The server restarted and lost its state: the client takes its old id and shard back if there is room.
   connection.userId = userId;
   issuePeerId(connection);
   const outcome = await joinStore(ctx, connection, checked.shardName, userInfo);
-  return outcome.ok ? outcome.members : fallback(connection);
+  return outcome.ok ? true : fallback(connection);
 }
 
 /** The new socket of a client takes over from its previous one on this node: its session, seq and buckets. */
@@ -153,12 +153,12 @@ function takeOver(ctx: ServerContext, connection: Connection, previous: Connecti
   connection.messageStamp = previous.messageStamp;
 }
 
-/** Undoes a placement that did not happen: the connection holds no id or place. Returns null (a fresh join). */
-export function fallback(connection: Connection): null {
+/** Undoes a placement that did not happen: the connection holds no id or place. Returns false (a fresh join). */
+export function fallback(connection: Connection): false {
   connection.clientId = '';
   connection.shardName = '';
   connection.peerId = null;
   connection.peerToken = '';
   connection.lastSeq = 0;
-  return null;
+  return false;
 }

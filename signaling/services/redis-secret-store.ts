@@ -27,6 +27,9 @@ export interface RedisSecretStoreOptions {
   readonly log?: (line: string) => void;
 }
 
+/** Longest wait for one keystore command. */
+const COMMAND_TIMEOUT_MS = 2_000;
+
 /** Creates a Redis {@link SecretStore}. */
 export function createRedisSecretStore(options: RedisSecretStoreOptions): SecretStore {
   const prefix = options.keyPrefix ?? 'pk:';
@@ -37,7 +40,8 @@ export function createRedisSecretStore(options: RedisSecretStoreOptions): Secret
   function connect(): Promise<Redis> {
     connection ??= (async () => {
       const { Redis } = await import('ioredis');
-      const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true } as const;
+      // Bounded like the shard store's commands (redis-store.ts): a Redis that hangs answers UNAVAILABLE, never waits.
+      const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS } as const;
       const redis = typeof options.redis === 'string' ? new Redis(options.redis, settings) : new Redis({ ...options.redis, ...settings });
       redis.on('error', (error: Error) => log(`platform-kit: Redis (keystore): ${error.message}`));
       await redis.connect();
@@ -59,7 +63,7 @@ export function createRedisSecretStore(options: RedisSecretStoreOptions): Secret
     try {
       return await run(redis);
     } catch (error) {
-      if (redis.status !== 'ready') throw new PlatformError('UNAVAILABLE', 'the keystore (Redis) is out of reach; retry shortly', { cause: error });
+      if (redis.status !== 'ready' || String((error as Error).message).includes('timed out')) throw new PlatformError('UNAVAILABLE', 'the keystore (Redis) is out of reach; retry shortly', { cause: error });
       throw error;
     }
   }

@@ -69,7 +69,7 @@ export function createMemoryStore(): ShardStore {
     if (member.online) shard.online++;
     memberCount++;
     markRoom(project, shard);
-    return { ok: true, shardName: shard.name, members: [...shard.members.values()] };
+    return { ok: true, shardName: shard.name, opened: shard.members.size === 1 };
   }
 
   function join(request: JoinRequest): JoinOutcome {

@@ -15,7 +15,10 @@
  *                        event; removed with the member)
  *   {P}:ch:<shard>       pub/sub channel of the shard
  *   {P}:seq     counter (join order, shard creation order)
- *   lease:<node> (PX), node:<node> (registration marker), nodes (SET), nm:<node> (SET of the node's members)
+ *   lease:<node> (PX) the node's epoch while its lease holds; epoch (counter); nodes (SET);
+ *   nm:<node> (SET of the node's members)
+ *   cluster     this Redis's marker ("n:time"): gone or new when Redis lost its data; clusters (counter)
+ *   recovering (PX) set while the nodes put back their members after Redis lost its data: no joins
  *   join:<address> (PX) the address's join allowance: its GCRA arrival time in µs of Redis's
  *                        clock (TIME, one clock for every node); expires when the allowance is full
  */
@@ -45,6 +48,10 @@ export class RedisKeys {
   /** The shard's pub/sub channel. */
   channel(projectId: string, shardName: string): string {
     return `${this.project(projectId)}ch:${shardName}`;
+  }
+  /** The members a node holds (`memberRef`s). */
+  nodeMembers(node: string): string {
+    return `${this.prefix}nm:${node}`;
   }
   /** The set of live node ids. */
   get nodes(): string {

@@ -99,17 +99,28 @@ export class ShardChannels {
     for (const listener of [...set]) listener(decoded.message);
   }
 
-  /** Calls this node's listeners of `channel` at once and publishes to the other nodes. */
-  publish(channel: string, message: ShardMessage): void {
+  /** Calls this node's listeners of `channel` with a message for this node alone. */
+  deliverLocal(channel: string, message: ShardMessage): void {
     const set = this.#listeners.get(channel);
     if (set) for (const listener of [...set]) listener(message);
+  }
+
+  /**
+   * Calls this node's listeners of `channel` at once and publishes to the other nodes.
+   * `undelivered` is called when the other nodes miss it (Redis out of reach or hanging):
+   * nothing is queued to be delivered late.
+   */
+  publish(channel: string, message: ShardMessage, undelivered?: () => void): void {
+    this.deliverLocal(channel, message);
     const command = this.#command;
     if (!command || command.status !== 'ready') {
       this.dropped++;
+      undelivered?.();
       return;
     }
     command.publish(channel, encodeMessage(this.node, message)).catch(() => {
-      this.dropped++; // Redis went away: other nodes miss this one (a bounded pause, see redis-store.ts)
+      this.dropped++; // Redis went away or hangs (the command timed out): other nodes miss this one
+      undelivered?.();
     });
   }
 

@@ -4,6 +4,15 @@
  * script, so it is atomic across the nodes sharing the Redis. Keys and
  * records are laid out as redis-keys.ts describes; the scripts compute the
  * keys they name (hence one Redis, not Redis Cluster).
+ *
+ * Fencing: a node's lease key `lease:<node>` holds its epoch, a number drawn
+ * from one counter when the node (re)registers. Every write a node makes for
+ * its members (join, leave, update, restore) names the epoch it believes it
+ * holds, and the script refuses it (`FENCED`) unless the lease key still holds
+ * exactly that epoch. A node stalled past its lease (SIGSTOP, a long GC, a
+ * partition) therefore cannot write with the lease it lost: the others may
+ * have swept its members and given their places away, and it must re-register
+ * (a new epoch) and put its members back through the capacity check first.
  */
 import { createHash } from 'node:crypto';
 
@@ -20,6 +29,10 @@ local function split(v)
   end
   f[8] = string.sub(v, pos)
   return f
+end
+-- The caller's lease is gone or is another registration's: it may not write (see the file's comment).
+local function fenced(prefix, node, epoch)
+  return redis.call('GET', prefix .. 'lease:' .. node) ~= epoch
 end
 local function removeMember(prefix, P, shard, clientId, f)
   local base = prefix .. '{' .. P .. '}:'
@@ -41,12 +54,17 @@ local function removeMember(prefix, P, shard, clientId, f)
 end
 `;
 
-// ARGV: prefix, P, named ('' = automatic), capacity, maxShards, clientId, record tail (from node on), online, candidate name, node
+// ARGV: prefix, P, named ('' = automatic), capacity, maxShards, clientId, record tail (from node on), online, candidate name, node, epoch
+// Returns {'OK', shard, shard meta, the member's stored record, '1' when this join opened the shard}, or {reason}. The shard's other members are
+// read by the server once it listens to the shard (control/handlers/join.ts), so no change falls between.
 const LUA_JOIN = `${LUA_COMMON}
 local prefix, P, named, cap, maxShards = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-local clientId, tail, online, candidate, node = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local clientId, tail, online, candidate, node, epoch = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+if fenced(prefix, node, epoch) then return {'FENCED'} end
+-- Redis lost its data: until every live node has put its members back, a join could take a place one of them holds.
+if redis.call('EXISTS', prefix .. 'recovering') == 1 then return {'RECOVERING'} end
 local base = prefix .. '{' .. P .. '}:'
-local function add(shard, capacity, auto)
+local function add(shard, capacity, auto, opened)
   local mkey = base .. 'm:' .. shard
   if redis.call('HEXISTS', mkey, clientId) == 1 then return {'CLIENT_ID_TAKEN'} end
   local order = redis.call('INCR', base .. 'seq')
@@ -55,20 +73,17 @@ local function add(shard, capacity, auto)
   if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
   if auto and size >= capacity then redis.call('ZREM', base .. 'open:' .. capacity, shard) end
   redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
-  local out = {'OK', shard, redis.call('HGET', base .. 'shards', shard)}
-  local pairs = redis.call('HGETALL', mkey)
-  for i = 1, #pairs do out[#out + 1] = pairs[i] end
-  return out
+  return {'OK', shard, redis.call('HGET', base .. 'shards', shard), order .. '\\n' .. tail, opened}
 end
 if named == '' then
   local open = redis.call('ZRANGE', base .. 'open:' .. cap, 0, 0)
-  if open[1] then return add(open[1], cap, true) end
+  if open[1] then return add(open[1], cap, true, '0') end
   if redis.call('HLEN', base .. 'shards') >= maxShards then return {'TOO_MANY_SHARDS'} end
   if redis.call('HEXISTS', base .. 'shards', candidate) == 1 then return {'COLLISION'} end
   local seq = redis.call('INCR', base .. 'seq')
   redis.call('HSET', base .. 'shards', candidate, cap .. ':1:' .. seq)
   redis.call('ZADD', base .. 'open:' .. cap, seq, candidate)
-  return add(candidate, cap, true)
+  return add(candidate, cap, true, '1')
 end
 local meta = redis.call('HGET', base .. 'shards', named)
 if meta then
@@ -77,17 +92,18 @@ if meta then
   local size = tonumber(redis.call('HGET', base .. 'size', named) or '0')
   -- each joiner's own capacity, not the first joiner's (no one can make a named shard full for others)
   if size >= cap then return {'SHARD_FULL'} end
-  return add(named, c, a == '1')
+  return add(named, c, a == '1', '0')
 end
 if redis.call('HLEN', base .. 'shards') >= maxShards then return {'TOO_MANY_SHARDS'} end
 local seq = redis.call('INCR', base .. 'seq')
 redis.call('HSET', base .. 'shards', named, cap .. ':0:' .. seq)
-return add(named, cap, false)
+return add(named, cap, false, '1')
 `;
 
-// ARGV: prefix, P, shard, clientId, node
+// ARGV: prefix, P, shard, clientId, node, epoch. Returns 1 (removed), 0 (not this node's), -1 (fenced).
 const LUA_LEAVE = `${LUA_COMMON}
-local prefix, P, shard, clientId, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local prefix, P, shard, clientId, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if fenced(prefix, node, epoch) then return -1 end
 local v = redis.call('HGET', prefix .. '{' .. P .. '}:m:' .. shard, clientId)
 if not v then return 0 end
 local f = split(v)
@@ -96,9 +112,11 @@ removeMember(prefix, P, shard, clientId, f)
 return 1
 `;
 
-// ARGV: prefix, P, shard, clientId, node, mask ("oppir": online, peerId, userId, userInfo, rate buckets), online, peerId, userIdJSON, userInfoJSON, buckets
+// ARGV: prefix, P, shard, clientId, node, mask ("oppir": online, peerId, userId, userInfo, rate buckets), online, peerId, userIdJSON, userInfoJSON, buckets, epoch
+// Returns {record, shard meta}, false (gone, or another node's), or 'FENCED'.
 const LUA_UPDATE = `${LUA_COMMON}
 local prefix, P, shard, clientId, node, mask = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if fenced(prefix, node, ARGV[12]) then return 'FENCED' end
 local base = prefix .. '{' .. P .. '}:'
 local mkey = base .. 'm:' .. shard
 local v = redis.call('HGET', mkey, clientId)
@@ -146,43 +164,73 @@ for i = 1, #refs do
 end
 redis.call('DEL', prefix .. 'nm:' .. dead)
 if force ~= '1' then
-  redis.call('DEL', prefix .. 'node:' .. dead)
   redis.call('SREM', prefix .. 'nodes', dead)
 end
 return out
 `;
 
-// ARGV: prefix, node, leaseMs. Returns 1 when the registration marker was missing (first start, or state lost).
+// ARGV: prefix, node, leaseMs, epoch ('' before the first registration), cluster id ('' likewise), recoveryMs.
+// Returns {status, epoch, cluster id}: 'HELD' (the lease was this epoch's and is extended); 'LAPSED' (it had run
+// out, or another registration of the same node id took it: a new epoch, this node must put its members back
+// through the capacity check); 'LOST' (the cluster marker is gone or new: Redis restarted empty or was flushed;
+// joins wait `recoveryMs` while every live node puts its members back); 'FIRST' (this process's first registration).
 const LUA_RENEW = `
-local prefix, node, lease = ARGV[1], ARGV[2], ARGV[3]
-redis.call('SET', prefix .. 'lease:' .. node, '1', 'PX', lease)
+local prefix, node, lease, epoch, cluster, recoveryMs = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local leaseKey = prefix .. 'lease:' .. node
 redis.call('SADD', prefix .. 'nodes', node)
-return redis.call('SETNX', prefix .. 'node:' .. node, '1')
+local current = redis.call('GET', prefix .. 'cluster')
+if epoch ~= '' and current == cluster and redis.call('GET', leaseKey) == epoch then
+  redis.call('PEXPIRE', leaseKey, lease)
+  return {'HELD', epoch, cluster}
+end
+local status = 'LAPSED'
+if not current then
+  current = redis.call('INCR', prefix .. 'clusters') .. ':' .. redis.call('TIME')[1]
+  redis.call('SET', prefix .. 'cluster', current)
+end
+if epoch == '' then status = 'FIRST'
+elseif current ~= cluster then status = 'LOST' end
+if status == 'LOST' then redis.call('SET', prefix .. 'recovering', '1', 'PX', recoveryMs) end
+local fresh = tostring(redis.call('INCR', prefix .. 'epoch'))
+redis.call('SET', leaseKey, fresh, 'PX', lease)
+return {status, fresh, current}
 `;
 
-// ARGV: prefix, P, shard, clientId, record tail (from node on), online, capacity, automatic ('1'/'0'), node
-const LUA_RESTORE = `
-local prefix, P, shard, clientId, tail, online, cap, auto, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+// ARGV: prefix, P, shard, clientId, record tail (from node on), online, capacity, automatic ('1'/'0'), node, epoch
+// Puts back a member this node holds after Redis lost it (or swept it while this node was stalled), through the
+// same capacity check as a join: 'KEPT' (still there, this node's), 'ADDED', 'FULL' (its place was given away:
+// the client must be placed anew), 'MOVED' (another node holds it now: it resumed there), 'FENCED'.
+const LUA_RESTORE = `${LUA_COMMON}
+local prefix, P, shard, clientId, tail, online, cap, auto, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+if fenced(prefix, node, epoch) then return 'FENCED' end
 local base = prefix .. '{' .. P .. '}:'
+local mkey = base .. 'm:' .. shard
+local v = redis.call('HGET', mkey, clientId)
+if v then
+  if split(v)[2] == node then return 'KEPT' end
+  return 'MOVED'
+end
 local meta = redis.call('HGET', base .. 'shards', shard)
 local seq
 if meta then
-  cap, auto, seq = string.match(meta, '^(%d+):(%d):(%d+)$')
+  local c, a, s = string.match(meta, '^(%d+):(%d):(%d+)$')
+  auto, seq = a, s
+  -- automatic shards hold their own capacity; a named one, each member's own (as in a join)
+  if auto == '1' then cap = tonumber(c) end
+  if tonumber(redis.call('HGET', base .. 'size', shard) or '0') >= cap then return 'FULL' end
 else
   seq = redis.call('INCR', base .. 'seq')
   redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
 end
-local mkey = base .. 'm:' .. shard
-if redis.call('HEXISTS', mkey, clientId) == 1 then return 0 end
 redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
 local size = redis.call('HINCRBY', base .. 'size', shard, 1)
 if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
 redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
 if auto == '1' then
-  if size < tonumber(cap) then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
+  if size < cap then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
   else redis.call('ZREM', base .. 'open:' .. cap, shard) end
 end
-return 1
+return 'ADDED'
 `;
 
 // ARGV: key, emission interval (µs), burst tolerance (µs); see join-limit.ts. 1: admitted, 0: over.

@@ -7,11 +7,20 @@
  *   so concurrent joins on any number of nodes never overfill a shard and the
  *   shard count never passes `maxShards`.
  * - Members carry the node that holds their socket. Every node renews a lease
- *   key (`lease:<node>`, PX `leaseMs`) each `leaseMs / 3`; a node whose lease
- *   expired (killed, partitioned) is swept by any live node: its members are
+ *   key (`lease:<node>`, PX `leaseMs`) each `leaseMs / 3`, on a path of its
+ *   own (never behind a sweep or a rebuild); a node whose lease expired
+ *   (killed, stalled, partitioned) is swept by any live node: its members are
  *   removed and a presence `remove` is published for each. Within the lease a
  *   client of the dead node may resume on another node and keep its id: the
  *   resume's `update({ online: true })` moves the member to the new node.
+ * - Fencing (redis-scripts.ts): the lease key holds the node's epoch, and
+ *   every write names it; a write with a lease that lapsed is refused, so a
+ *   node that wakes from a stall cannot put back members whose places were
+ *   given away. The node also fences itself: past `leaseMs - margin` since
+ *   its last renewal was sent, it refuses joins (UNAVAILABLE) without asking.
+ *   On a new epoch it re-registers what it holds through the capacity check;
+ *   a member whose place is gone (or that resumed elsewhere) has its socket
+ *   closed here, and the client resumes through ordinary placement.
  * - A node removes or changes only members it holds (`leave`, `update`), so a
  *   node whose grace timer fires after its client resumed elsewhere does nothing.
  * - Messages: one PUBLISH per message on a channel per shard; each node keeps
@@ -19,11 +28,16 @@
  *   Listeners on the publishing node are called at once (same-node traffic
  *   never waits for Redis); other nodes get it from the channel.
  * - Redis down: commands fail at once with `UNAVAILABLE` (no offline queue, so
- *   nothing waits unbounded); ioredis reconnects. Redis back and empty (a
- *   restart without persistence), or this node swept while cut off: the node
- *   notices at its next lease renewal (its registration marker is gone) and
- *   re-registers every member it holds, then publishes them as presence
- *   `add`s: the state is rebuilt from the live nodes.
+ *   nothing waits unbounded); ioredis reconnects. Redis that hangs: every
+ *   command is bounded by `commandTimeoutMs` and then fails `UNAVAILABLE`
+ *   too. Redis back and empty (a restart without persistence): the node
+ *   notices at its next renewal (the cluster marker is gone or new), and no
+ *   join is admitted anywhere for one lease while every live node puts back
+ *   the members it holds (capacity-checked all the same), publishing them as
+ *   presence `add`s: the state is rebuilt from the live nodes.
+ * - A write whose answer never came (timed out, connection lost) may still
+ *   have happened: a member this node does not know it holds is an orphan,
+ *   removed when two maintenance rounds in a row find it.
  * - Rate limits: `takeJoin` is one Lua script per join (never per event); a
  *   member's buckets are saved in `{P}:rl:<shard>` through `update` (guarded by
  *   node like the rest of the record) and read back by `member()` on a resume.
@@ -53,6 +67,11 @@ export interface RedisStoreOptions {
   readonly nodeId: string;
   /** Lease of this node's members: a node silent this long is swept by the others. Default 30,000 ms. */
   readonly leaseMs?: number;
+  /**
+   * Longest wait for one Redis command: a Redis that hangs is then answered like one that is
+   * down (UNAVAILABLE), never waited on. Default 1,000 ms, at most a quarter of the lease.
+   */
+  readonly commandTimeoutMs?: number;
   /** Prefix of every key. Default `pk:`. */
   readonly keyPrefix?: string;
   /** Where diagnostic lines go. Default: nowhere. */
@@ -63,13 +82,15 @@ export interface RedisStoreOptions {
 export interface RedisShardStore extends ShardStore {
   readonly nodeId: string;
   readonly ready: Promise<void>;
-  /** Renews the lease, rebuilds when the registration was lost, sweeps expired nodes. */
+  /** Renews the lease, then a maintenance round: rebuilds when the registration was lost, sweeps expired nodes, removes orphans. */
   heartbeat(): Promise<void>;
   /** True while Redis answers. */
   readonly available: boolean;
 }
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
+const MAX_RECOVERY_WAIT_MS = 5_000;
 
 /** What this node holds, to re-register after Redis lost it. */
 interface Held {
@@ -79,8 +100,17 @@ interface Held {
   order: number;
   tail: string;
   online: boolean;
+  /** The shard's "capacity:automatic:seq" when this node last wrote the member. */
   meta: string;
+  /** The capacity the member joined with (a named shard's check is each member's own). */
+  capacity: number;
 }
+
+/** What a renewal found (redis-scripts.ts LUA_RENEW). */
+type Renewal = 'HELD' | 'LAPSED' | 'LOST' | 'FIRST';
+
+const unavailable = (why: string, cause?: unknown): PlatformError =>
+  new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
 
 /**
  * Creates a Redis store for node `nodeId`. Connects at once (two
@@ -97,22 +127,38 @@ class RedisStore implements RedisShardStore {
   readonly ready: Promise<void>;
   readonly #keys: RedisKeys;
   readonly #leaseMs: number;
+  readonly #commandTimeoutMs: number;
   readonly #log: (line: string) => void;
   readonly #channels: ShardChannels;
   /** What this node holds, by {@link memberRef}. */
   readonly #held = new Map<string, Held>();
-  /** Leaves Redis missed while out of reach. */
+  /** Leaves Redis missed while out of reach (or while this node was fenced). */
   readonly #pendingLeaves = new Set<string>();
+  /** Client ids whose join or update is on its way: not orphans, whatever Redis says meanwhile. */
+  readonly #inflight = new Set<string>();
+  /** Members Redis lists for this node that it does not hold, as the last maintenance round found them. */
+  #orphans = new Set<string>();
   #command: Redis | undefined;
   #subscriber: Redis | undefined;
   #closed = false;
-  #heartbeatTimer: ReturnType<typeof setInterval> | undefined;
-  #beating: Promise<void> | null = null;
+  #renewTimer: ReturnType<typeof setInterval> | undefined;
+  #maintainTimer: ReturnType<typeof setInterval> | undefined;
+  #renewing: Promise<void> | null = null;
+  #maintaining: Promise<void> | null = null;
+  /** The epoch of this node's lease ('' before the first registration): every write names it. */
+  #epoch = '';
+  /** The cluster marker this node registered under: a new one means Redis lost its data. */
+  #cluster = '';
+  /** performance.now() until which the lease surely holds (sent time + lease − margin); past it, no joins. */
+  #leaseUntil = 0;
+  /** Set by a renewal that got a new epoch: what this node holds must be put back. */
+  #mustRebuild = false;
 
   constructor(options: RedisStoreOptions) {
     this.nodeId = options.nodeId;
     this.#keys = new RedisKeys(options.keyPrefix ?? 'pk:');
     this.#leaseMs = Math.max(300, options.leaseMs ?? 30_000);
+    this.#commandTimeoutMs = Math.max(50, Math.min(options.commandTimeoutMs ?? 1_000, Math.floor(this.#leaseMs / 4)));
     this.#log = options.log ?? (() => {});
     this.#channels = new ShardChannels(this.nodeId, this.#log);
     this.ready = this.#connect(options.redis);
@@ -123,6 +169,15 @@ class RedisStore implements RedisShardStore {
     return this.#command?.status === 'ready';
   }
 
+  /**
+   * How long joins wait after Redis lost its data: every live node renews each `leaseMs / 3`, and at
+   * once when its connection is back (ioredis retries within 2 s), so by then each has put back
+   * what it holds. The restores are capacity-checked anyway: the wait only gives them the first places.
+   */
+  get #recoveryMs(): number {
+    return Math.min(this.#leaseMs, Math.floor(this.#leaseMs / 3) + 2_000);
+  }
+
   get #prefix(): string {
     return this.#keys.prefix;
   }
@@ -130,11 +185,10 @@ class RedisStore implements RedisShardStore {
   async #connect(options: string | RedisOptions): Promise<void> {
     const { Redis } = await import('ioredis');
     const base: RedisOptions = typeof options === 'string' ? {} : options;
+    // No offline queue and a bound on every command: nothing waits for a Redis that is down or hangs.
+    const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: this.#commandTimeoutMs } as const;
     const make = (): Redis => {
-      const redis =
-        typeof options === 'string'
-          ? new Redis(options, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
-          : new Redis({ ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+      const redis = typeof options === 'string' ? new Redis(options, settings) : new Redis({ ...base, ...settings });
       redis.on('error', (error: Error) => this.#log(`platform-kit: Redis (${this.nodeId}): ${error.message}`));
       return redis;
     };
@@ -142,22 +196,35 @@ class RedisStore implements RedisShardStore {
     const subscriber = (this.#subscriber = make());
     this.#channels.attach(command, subscriber);
     command.on('ready', () => {
-      if (this.#heartbeatTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
+      if (this.#renewTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
     });
     await Promise.all([command.connect(), subscriber.connect()]);
     // A previous run of this node id (killed, restarted at once) left members no socket holds any more.
     await this.#sweepNode(this.nodeId, true);
     await this.heartbeat();
-    this.#heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.#leaseMs / 3)));
-    this.#heartbeatTimer.unref();
+    const every = Math.max(100, Math.floor(this.#leaseMs / 3));
+    // Renewal on a timer of its own: a long rebuild or sweep never delays it past the lease.
+    this.#renewTimer = setInterval(() => void this.#renew(), every);
+    this.#renewTimer.unref();
+    this.#maintainTimer = setInterval(() => void this.#maintain(), every);
+    this.#maintainTimer.unref();
   }
 
   // ─── commands ─────────────────────────────────────────────────────────────
 
   #client(): Redis {
     if (this.#closed) throw new PlatformError('NOT_CONNECTED', 'the Redis store is closed');
-    if (!this.#command || this.#command.status !== 'ready') throw new PlatformError('UNAVAILABLE', 'Redis is out of reach; retry shortly');
+    if (!this.#command || this.#command.status !== 'ready') throw unavailable('Redis is out of reach');
     return this.#command;
+  }
+
+  /** A failed command as the store's callers see it: out of reach (down, hanging, dropped) is UNAVAILABLE. */
+  #failure(redis: Redis, error: unknown): unknown {
+    if (error instanceof PlatformError) return error;
+    const message = String((error as Error).message);
+    if (redis.status !== 'ready') return unavailable('Redis is out of reach', error);
+    if (message.includes('timed out')) return unavailable(`Redis did not answer within ${this.#commandTimeoutMs} ms`, error);
+    return null;
   }
 
   /** Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart). */
@@ -171,10 +238,8 @@ class RedisStore implements RedisShardStore {
         return await redis.eval(which.lua, 0, ...args);
       }
     } catch (error) {
-      if (error instanceof PlatformError) throw error;
-      // A connection that dropped mid-command: the caller may retry; a script error is a bug.
-      if (redis.status !== 'ready') throw new PlatformError('UNAVAILABLE', 'Redis is out of reach; retry shortly', { cause: error });
-      throw new PlatformError('INTERNAL', `Redis: ${(error as Error).message}`, { cause: error });
+      // A script error is a bug here; anything about reaching Redis the caller may retry.
+      throw this.#failure(redis, error) ?? new PlatformError('INTERNAL', `Redis: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -183,9 +248,22 @@ class RedisStore implements RedisShardStore {
     try {
       return await call(redis);
     } catch (error) {
-      if (redis.status !== 'ready') throw new PlatformError('UNAVAILABLE', 'Redis is out of reach; retry shortly', { cause: error });
-      throw error;
+      throw this.#failure(redis, error) ?? error;
     }
+  }
+
+  /** Refuses a write this node may no longer make: its lease may have run out since it was last renewed. */
+  #checkLease(): void {
+    if (performance.now() < this.#leaseUntil) return;
+    void this.#renew();
+    throw unavailable(`node ${this.nodeId} has not renewed its lease in time`);
+  }
+
+  /** A script answered FENCED: the lease this node wrote with is gone. Renew (a new epoch, then a rebuild) and refuse. */
+  #fenced(): PlatformError {
+    this.#leaseUntil = 0;
+    void this.heartbeat();
+    return unavailable(`node ${this.nodeId} lost its lease`);
   }
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
@@ -194,29 +272,82 @@ class RedisStore implements RedisShardStore {
     this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
   }
 
-  #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string): void {
+  #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
     const decoded = decodeRecord(clientId, value);
     const tail = value.slice(value.indexOf('\n') + 1);
-    this.#held.set(memberRef(projectId, shardName, clientId), { projectId, shardName, clientId, order: decoded.order, tail, online: decoded.record.online, meta });
+    const ref = memberRef(projectId, shardName, clientId);
+    const shardCapacity = Number(meta.split(':')[0]) || 100;
+    this.#held.set(ref, { projectId, shardName, clientId, order: decoded.order, tail, online: decoded.record.online, meta, capacity: capacity ?? this.#held.get(ref)?.capacity ?? shardCapacity });
   }
 
-  /** Puts back every member this node holds (Redis restarted empty, or this node was swept while cut off). */
+  /**
+   * Renews the lease (its own path: see #connect). A new epoch (the lease had lapsed, or Redis lost
+   * its data) means the others may have swept what this node holds: a rebuild follows at once.
+   */
+  #renew(): Promise<void> {
+    this.#renewing ??= (async () => {
+      const sentAt = performance.now();
+      const [status, epoch, cluster] = (await this.#run(SCRIPTS.renew, [this.#prefix, this.nodeId, this.#leaseMs, this.#epoch, this.#cluster, this.#recoveryMs])) as [Renewal, string, string];
+      this.#epoch = epoch;
+      this.#cluster = cluster;
+      // Redis counts the lease from when it ran the script, which is after `sentAt`: a margin covers clock rates.
+      this.#leaseUntil = sentAt + this.#leaseMs - Math.max(50, Math.floor(this.#leaseMs / 10));
+      if (status === 'LAPSED' || status === 'LOST') {
+        this.#log(`platform-kit: node ${this.nodeId} ${status === 'LOST' ? 'found Redis emptied' : 'had lost its lease'}: epoch ${epoch}, putting back ${this.#held.size} members`);
+        this.#mustRebuild = true;
+      }
+    })()
+      .catch((error: unknown) => this.#log(`platform-kit: node ${this.nodeId} lease renewal: ${String(error)}`))
+      .finally(() => {
+        this.#renewing = null;
+      });
+    return this.#renewing;
+  }
+
+  /**
+   * Puts back every member this node holds, each through the capacity check (a new epoch: Redis
+   * restarted empty, or this node was swept while stalled). A member whose place was given away,
+   * or that resumed on another node, is let go here: its socket closes, and the client resumes
+   * through ordinary placement.
+   */
   async #rebuild(): Promise<void> {
+    this.#mustRebuild = false;
     const items = [...this.#held.values()].sort((a, b) => a.order - b.order);
+    const channels = new Set<string>();
     let restored = 0;
+    let released = 0;
     for (const item of items) {
-      const [cap = '100', auto = '0'] = item.meta.split(':');
-      const added = await this.#run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', cap, auto, this.nodeId]);
-      if (added === 1) restored++;
+      const ref = memberRef(item.projectId, item.shardName, item.clientId);
+      if (this.#held.get(ref) !== item) continue; // left or changed meanwhile
+      // An automatic shard keeps its own capacity; a named one is checked with each member's own, as a join is.
+      const [cap = '', auto = '0'] = item.meta.split(':');
+      const capacity = auto === '1' ? Number(cap) : item.capacity;
+      const outcome = (await this.#run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', capacity, auto, this.nodeId, this.#epoch])) as string;
+      if (outcome === 'FENCED') {
+        this.#mustRebuild = true;
+        throw this.#fenced();
+      }
       const channel = this.#keys.channel(item.projectId, item.shardName);
-      await this.#channels.wantAgain(channel);
+      if (outcome === 'FULL' || outcome === 'MOVED') {
+        this.#held.delete(ref);
+        released++;
+        // Local only: the relay closes the client's socket here as for a takeover (relay.ts).
+        this.#channels.deliverLocal(channel, { kind: 'takeover', clientId: item.clientId, node: '' });
+        continue;
+      }
+      if (!channels.has(channel)) {
+        channels.add(channel);
+        await this.#channels.wantAgain(channel);
+      }
+      if (outcome !== 'ADDED') continue;
+      restored++;
       if (item.online) {
         const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
         const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
         this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
       }
     }
-    this.#log(`platform-kit: node ${this.nodeId} re-registered ${restored} of ${items.length} members in Redis`);
+    this.#log(`platform-kit: node ${this.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`);
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
@@ -225,69 +356,106 @@ class RedisStore implements RedisShardStore {
     if (refs.length > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${refs.length} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
   }
 
-  async #beat(): Promise<void> {
-    const missing = (await this.#run(SCRIPTS.renew, [this.#prefix, this.nodeId, this.#leaseMs])) === 1;
-    for (const ref of [...this.#pendingLeaves]) {
-      const [projectId, shardName, clientId] = splitMemberRef(ref);
-      if (!this.#held.has(ref) && (await this.#run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId])) === 1) this.#presenceRemove(projectId, shardName, clientId);
-      this.#pendingLeaves.delete(ref);
-    }
-    if (missing && this.#held.size > 0) await this.#rebuild();
-    const nodes = await this.#read((redis) => redis.smembers(this.#keys.nodes));
-    for (const other of nodes) if (other !== this.nodeId) await this.#sweepNode(other, false);
-    this.#channels.pruneUnwanted();
+  /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
+  async #leaveNow(ref: string): Promise<boolean> {
+    const [projectId, shardName, clientId] = splitMemberRef(ref);
+    const removed = (await this.#run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#epoch])) as number;
+    if (removed === -1) throw this.#fenced();
+    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId);
+    return removed === 1;
   }
 
-  heartbeat(): Promise<void> {
-    this.#beating ??= this.#beat()
-      .catch((error: unknown) => this.#log(`platform-kit: node ${this.nodeId} heartbeat: ${String(error)}`))
+  /** Members Redis lists for this node that it does not hold (a join or update whose answer was lost), removed once seen twice. */
+  async #removeOrphans(): Promise<void> {
+    const listed = this.#keys.nodeMembers(this.nodeId);
+    if ((await this.#read((redis) => redis.scard(listed))) <= this.#held.size && this.#orphans.size === 0) return;
+    const found = new Set<string>();
+    for (const ref of await this.#read((redis) => redis.smembers(listed))) {
+      if (this.#held.has(ref) || this.#inflight.has(splitMemberRef(ref)[2])) continue;
+      if (this.#orphans.has(ref)) await this.#leaveNow(ref);
+      else found.add(ref);
+    }
+    this.#orphans = found;
+  }
+
+  /** One maintenance round: missed leaves, a rebuild when the lease was new, sweeps of expired nodes, orphans. */
+  #maintain(): Promise<void> {
+    this.#maintaining ??= (async () => {
+      for (const ref of [...this.#pendingLeaves]) {
+        if (!this.#held.has(ref)) await this.#leaveNow(ref);
+        this.#pendingLeaves.delete(ref);
+      }
+      if (this.#mustRebuild) await this.#rebuild();
+      const nodes = await this.#read((redis) => redis.smembers(this.#keys.nodes));
+      for (const other of nodes) if (other !== this.nodeId) await this.#sweepNode(other, false);
+      await this.#removeOrphans();
+      this.#channels.pruneUnwanted();
+    })()
+      .catch((error: unknown) => this.#log(`platform-kit: node ${this.nodeId} maintenance: ${String(error)}`))
       .finally(() => {
-        this.#beating = null;
+        this.#maintaining = null;
       });
-    return this.#beating;
+    return this.#maintaining;
+  }
+
+  async heartbeat(): Promise<void> {
+    await this.#renew();
+    await this.#maintain();
   }
 
   // ─── ShardStore ───────────────────────────────────────────────────────────
 
   async join(request: JoinRequest): Promise<JoinOutcome> {
+    this.#checkLease();
     const member = request.member;
     const tail = encodeTail(this.nodeId, member);
-    for (let attempt = 0; attempt <= 100; attempt++) {
-      const reply = (await this.#run(SCRIPTS.join, [
-        this.#prefix,
-        request.projectId,
-        request.shardName ?? '',
-        request.maxConnectionsPerShard,
-        request.maxShards,
-        member.clientId,
-        tail,
-        member.online ? '1' : '0',
-        request.shardName === undefined ? request.newShardName() : '',
-        this.nodeId,
-      ])) as string[];
-      const status = reply[0];
-      if (status === 'COLLISION') continue; // the generated name is taken: another one
-      if (status !== 'OK') return { ok: false, reason: status as 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
-      const shardName = reply[1]!;
-      const meta = reply[2] ?? '';
-      // The shard's members as the script saw them (field, record pairs): one atomic snapshot.
-      const pairs = reply.slice(3);
-      const members = decodeRecords(pairs);
-      const own = pairs[pairs.indexOf(member.clientId) + 1];
-      if (own !== undefined) this.#remember(request.projectId, shardName, member.clientId, own, meta);
-      await this.#channels.want(this.#keys.channel(request.projectId, shardName));
-      return { ok: true, shardName, members };
+    const started = performance.now();
+    this.#inflight.add(member.clientId);
+    try {
+      for (let attempt = 0; attempt <= 100; attempt++) {
+        const reply = (await this.#run(SCRIPTS.join, [
+          this.#prefix,
+          request.projectId,
+          request.shardName ?? '',
+          request.maxConnectionsPerShard,
+          request.maxShards,
+          member.clientId,
+          tail,
+          member.online ? '1' : '0',
+          request.shardName === undefined ? request.newShardName() : '',
+          this.nodeId,
+          this.#epoch,
+        ])) as string[];
+        const status = reply[0];
+        if (status === 'COLLISION') continue; // the generated name is taken: another one
+        if (status === 'FENCED') throw this.#fenced();
+        if (status === 'RECOVERING') {
+          // Held, not refused: the window is short (see #recoveryMs), and a client's first connect() should not fail for it.
+          if (performance.now() - started > Math.min(this.#recoveryMs, MAX_RECOVERY_WAIT_MS)) throw unavailable('the cluster is putting back its members after Redis lost them');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          this.#checkLease();
+          attempt--;
+          continue;
+        }
+        if (status !== 'OK') return { ok: false, reason: status as 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
+        const [, shardName = '', meta = '', own = '', opened = '0'] = reply;
+        this.#remember(request.projectId, shardName, member.clientId, own, meta, request.maxConnectionsPerShard);
+        await this.#channels.want(this.#keys.channel(request.projectId, shardName));
+        return { ok: true, shardName, opened: opened === '1' };
+      }
+      throw new PlatformError('INTERNAL', 'no free shard name after 100 attempts');
+    } finally {
+      this.#inflight.delete(member.clientId);
     }
-    throw new PlatformError('INTERNAL', 'no free shard name after 100 attempts');
   }
 
   async leave(projectId: string, shardName: string, clientId: string): Promise<boolean> {
     const ref = memberRef(projectId, shardName, clientId);
     this.#held.delete(ref);
     try {
-      return (await this.#run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId])) === 1;
+      return await this.#leaveNow(ref);
     } catch (error) {
-      // Redis out of reach: the next lease renewal that gets through removes it (else it would stay, as this node lives on).
+      // Redis out of reach, or this node fenced: the next maintenance round that gets through removes it (else it would stay, as this node lives on).
       if (error instanceof PlatformError && error.code === 'UNAVAILABLE') this.#pendingLeaves.add(ref);
       throw error;
     }
@@ -295,19 +463,27 @@ class RedisStore implements RedisShardStore {
 
   async update(projectId: string, shardName: string, clientId: string, patch: MemberPatch): Promise<MemberRecord | null> {
     const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets].map((field) => (field === undefined ? '0' : '1')).join('');
-    const reply = (await this.#run(SCRIPTS.update, [
-      this.#prefix,
-      projectId,
-      shardName,
-      clientId,
-      this.nodeId,
-      mask,
-      patch.online ? '1' : '0',
-      patch.peerId ?? '',
-      JSON.stringify(patch.userId ?? null),
-      JSON.stringify(patch.userInfo ?? {}),
-      patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
-    ])) as [string, string] | null;
+    this.#inflight.add(clientId);
+    let reply: [string, string] | 'FENCED' | null;
+    try {
+      reply = (await this.#run(SCRIPTS.update, [
+        this.#prefix,
+        projectId,
+        shardName,
+        clientId,
+        this.nodeId,
+        mask,
+        patch.online ? '1' : '0',
+        patch.peerId ?? '',
+        JSON.stringify(patch.userId ?? null),
+        JSON.stringify(patch.userInfo ?? {}),
+        patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
+        this.#epoch,
+      ])) as [string, string] | 'FENCED' | null;
+    } finally {
+      this.#inflight.delete(clientId);
+    }
+    if (reply === 'FENCED') throw this.#fenced();
     if (!reply) {
       this.#held.delete(memberRef(projectId, shardName, clientId)); // gone, or held by another node now
       return null;
@@ -316,7 +492,6 @@ class RedisStore implements RedisShardStore {
     if (patch.online) await this.#channels.want(this.#keys.channel(projectId, shardName));
     return decodeRecord(clientId, reply[0]).record;
   }
-
   async member(projectId: string, shardName: string, clientId: string): Promise<MemberRecord | null> {
     // Both replies in one round trip (ioredis writes both commands before either answer).
     const [value, buckets] = await this.#read((redis) => Promise.all([redis.hget(this.#keys.members(projectId, shardName), clientId), redis.hget(this.#keys.buckets(projectId, shardName), clientId)]));
@@ -347,8 +522,8 @@ class RedisStore implements RedisShardStore {
     return (await this.#run(SCRIPTS.takeJoin, [this.#keys.join(address), steps.emissionUs, steps.toleranceUs])) === 1;
   }
 
-  publish(projectId: string, shardName: string, message: ShardMessage): void {
-    this.#channels.publish(this.#keys.channel(projectId, shardName), message);
+  publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void {
+    this.#channels.publish(this.#keys.channel(projectId, shardName), message, undelivered);
   }
 
   subscribe(projectId: string, shardName: string, listener: ShardListener): () => void {
@@ -364,8 +539,9 @@ class RedisStore implements RedisShardStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.ready.catch(() => undefined);
-    clearInterval(this.#heartbeatTimer);
-    await this.#beating;
+    clearInterval(this.#renewTimer);
+    clearInterval(this.#maintainTimer);
+    await Promise.all([this.#renewing, this.#maintaining]);
     this.#closed = true;
     this.#channels.clear();
     this.#held.clear();

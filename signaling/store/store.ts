@@ -66,9 +66,13 @@ export interface JoinRequest {
   readonly newShardName: () => string;
 }
 
-/** The outcome of a join: placed (with the shard's members, the new one included) or refused. */
+/**
+ * The outcome of a join: placed (in `shardName`; `opened` when this join made the shard) or refused.
+ * It carries no member list: the server reads `members()` once it listens to the shard, so that no
+ * change published between the placement and the listening falls between the two (join.ts).
+ */
 export type JoinOutcome =
-  | { readonly ok: true; readonly shardName: string; readonly members: readonly MemberRecord[] }
+  | { readonly ok: true; readonly shardName: string; readonly opened: boolean }
   | { readonly ok: false; readonly reason: 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
 
 /** What travels to every node holding members of a shard. */
@@ -136,8 +140,13 @@ export interface ShardStore {
    * Optional: without it the server keeps the allowance in its own process.
    */
   takeJoin?(address: string, perMinute: number): Promise<boolean>;
-  /** Sends a message to every subscriber of the shard (every node holding a member). */
-  publish(projectId: string, shardName: string, message: ShardMessage): void;
+  /**
+   * Sends a message to every subscriber of the shard (every node holding a member): this node's
+   * listeners at once, the other nodes' through the store. `undelivered` is called when the
+   * message could not reach the other nodes (a shared store out of reach): nothing is queued,
+   * the caller tells whoever sent it (control/handlers/emit.ts).
+   */
+  publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void;
   /** Listens to a shard's messages. Returns the unsubscribe function. */
   subscribe(projectId: string, shardName: string, listener: ShardListener): () => void;
   /** Totals for metrics (a shared store: this node's members and the shards they are in). */

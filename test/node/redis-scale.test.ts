@@ -52,6 +52,7 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
     nodes = await Promise.all(['n1', 'n2', 'n3'].map((id) => NodeProcess.start(redis.url, id, ['--lease-ms', String(LEASE_MS), '--grace-ms', '10000', ...perAddress])));
   });
   after(async () => {
+    if (process.env['DBG']) for (const n of nodes) console.log(n.id, n.output.join(''));
     await Promise.all(nodes.map((node) => node.stop()));
     await redis?.stop();
   });
@@ -67,6 +68,22 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
       assert.ok([...sizes.values()].every((size) => size === 10), JSON.stringify([...sizes]));
       // The members list of every join is consistent with the cap: never more than 10.
       assert.ok(joined.every((frame) => (frame['members'] as unknown[]).length <= 10));
+      // Presence converges: each member's list (its `joined` list, then every presence frame) is its
+      // shard's ten members, the ones that joined just after it on another node included.
+      const shardOf = new Map<string, Set<string>>();
+      for (const frame of joined) {
+        const shard = frame['shardName'] as string;
+        if (!shardOf.has(shard)) shardOf.set(shard, new Set());
+        shardOf.get(shard)!.add(frame['clientId'] as string);
+      }
+      const wrong = (): string[] =>
+        joined.flatMap((frame, i) => {
+          const list = presenceList(frame, sockets[i]!.frames);
+          const expected = shardOf.get(frame['shardName'] as string)!;
+          const same = list.size === expected.size && [...expected].every((id) => list.has(id));
+          return same ? [] : [`${frame['clientId'] as string} lists ${list.size} of ${expected.size}: missing ${[...expected].filter((id) => !list.has(id)).join(',')}`];
+        });
+      await waitFor(() => wrong().length === 0, 'every presence list equal to its shard', 20_000).catch(() => assert.fail(wrong().slice(0, 5).join('; ')));
       for (const i of [0, 1, 2]) {
         const info = await sockets[i]!.request({ type: 'info' });
         const shards = info['shards'] as { shardName: string; numConnectedClients: number }[];
@@ -244,6 +261,21 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
     }
   });
 });
+
+/** A client's member list: its `joined` answer's, then each presence change it received, in order. */
+function presenceList(joined: Frame, frames: readonly Frame[]): Set<string> {
+  const list = new Set((joined['members'] as { clientId: string }[]).map((member) => member.clientId));
+  const apply = (change: Frame): void => {
+    if (change['op'] === 'remove') list.delete(change['clientId'] as string);
+    else if (change['op'] === 'add') list.add((change['member'] as { clientId: string }).clientId);
+  };
+  for (const frame of frames) {
+    if (frame.type !== 'presence') continue;
+    if (frame['op'] === 'batch') for (const change of frame['changes'] as Frame[]) apply(change);
+    else apply(frame);
+  }
+  return list;
+}
 
 function controlOf(url: string): string {
   return url.replace(/^http/, 'ws') + '/dispatch';

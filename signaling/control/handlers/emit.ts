@@ -36,5 +36,13 @@ export function onEmit(ctx: ServerContext, connection: Connection, message: Emit
   }
   // Spliced from the sender's text when safe: the payload is not serialized again.
   const frame = relayedEventFrame(text, message, connection.clientId, connection.userId);
-  ctx.store.publish(connection.projectId, connection.shardName, { kind: 'event', from: connection.clientId, to: message.to ?? null, frame });
+  const event = { kind: 'event', from: connection.clientId, to: message.to ?? null, frame } as const;
+  // A shared store out of reach: this node's members have it, the others' may not. The sender is told
+  // (as PeerJS's EXPIRE tells a peer), never left to believe it arrived; nothing waits to go late.
+  if (ctx.nodeId === null) ctx.store.publish(connection.projectId, connection.shardName, event);
+  else ctx.store.publish(connection.projectId, connection.shardName, event, () => undelivered(ctx, connection, seq));
+}
+
+function undelivered(ctx: ServerContext, connection: Connection, seq: number): void {
+  if (connection.state === 'joined') fail(ctx, connection, 'UNAVAILABLE', `event ${seq} may not have reached the members on other nodes: the server cannot reach its state store`, { seq });
 }

@@ -11,8 +11,8 @@ import type { MemberRecord } from '../../store/store.js';
 import type { Connection } from '../connection.js';
 import type { ServerContext } from '../context.js';
 import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join-admission.js';
-import { send } from '../outbox.js';
-import { placeNew, resume } from '../placement.js';
+import { send, sendRaw } from '../outbox.js';
+import { fallback, placeNew, resume } from '../placement.js';
 import { publishPresence, toWire } from '../presence.js';
 import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
@@ -47,10 +47,9 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   const identity = await verifyJoinUser(ctx, connection, message, checked.project);
   if (identity === null) return;
 
-  const resumed = message.resume ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : null;
+  const resumed = message.resume ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : false;
   if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
-  const members = resumed ?? (await placeNew(ctx, connection, message, identity.userId, checked.userInfo));
-  if (members === null) return;
+  if (!resumed && !(await placeNew(ctx, connection, message, identity.userId, checked.userInfo))) return;
   if (connection.socket.readyState !== connection.socket.OPEN) {
     // Closed while joining: nobody will ever resume this one.
     connection.state = 'joined';
@@ -59,10 +58,35 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   }
   ctx.counters.joins++;
   connection.state = 'joined';
+  // Listen to the shard first, then read its members: a change made after the read arrives through
+  // the hub, one made before it is in the list, and none falls between (a join on another node just
+  // after this one's placement would otherwise be missed for good). What the hub delivers meanwhile
+  // waits in `held` and follows the `joined` answer, in order.
+  connection.held = [];
   // The hub's key is the peer's scope: one string per shard, not one per client.
   const scope = attach(ctx, connection);
   if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
-  answerJoined(ctx, connection, id, members, resumed !== null, identity);
+  let members: readonly MemberRecord[];
+  try {
+    members = await ctx.store.members(connection.projectId, connection.shardName);
+  } catch (error) {
+    connection.held = null;
+    if (connection.state === 'joined') {
+      // Placed but not told whom it is with: out again, and the client retries the join.
+      detach(ctx, connection);
+      if (connection.peerId) ctx.peers.revoke(connection.peerId);
+      await ctx.store.leave(connection.projectId, connection.shardName, connection.clientId).catch(ctx.storeError);
+      fallback(connection);
+      connection.state = 'joining'; // onJoinFrame's catch makes it 'new' and answers UNAVAILABLE
+    }
+    throw error;
+  }
+  // The socket closed while the list was read: the close already took the member out of the hub (session.ts).
+  if (connection.state !== 'joined') {
+    connection.held = null;
+    return;
+  }
+  answerJoined(ctx, connection, id, members, resumed, identity);
 }
 
 /** Answers `joined` and announces the new member to the others. */
@@ -90,7 +114,10 @@ function answerJoined(ctx: ServerContext, connection: Connection, id: number, me
     identifyError: identity.identifyError,
     s: preciseNow(),
   };
+  const held = connection.held;
+  connection.held = null;
   send(ctx, connection, joined);
+  if (held) for (const frame of held) sendRaw(ctx, connection, frame);
   // toWire leaves `online` out: the record as stored (online) is what the others see.
   if (self) publishPresence(ctx, connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);
 }
