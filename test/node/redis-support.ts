@@ -1,11 +1,13 @@
 // Helpers for the scale-out tests: a real redis-server (Debian's package) on a
 // free loopback port, and signaling nodes as child processes
-// (`node --import tsx signaling/bin.ts --redis …`), killable with SIGKILL.
+// (`node --import tsx signaling/bin.ts --redis …`), killable with SIGKILL and
+// pausable with SIGSTOP (the fault suite, cluster-faults.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { PROJECT, TOKEN } from './signaling-support.js';
 
@@ -50,6 +52,26 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
   });
 }
 
+/**
+ * SIGSTOP, then SIGCONT: the process exists and keeps its sockets open but
+ * answers nothing meanwhile, as a node stalled by GC or a hung Redis would.
+ * Resolves once it runs again; a process that exited meanwhile is left alone.
+ */
+export async function pauseFor(child: ChildProcess | null, ms: number): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error('pauseFor: the process is not running');
+  child.kill('SIGSTOP');
+  try {
+    await delay(ms);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
+  }
+}
+
+/** Continues a process that a failed test may have left stopped: a stopped process ignores SIGTERM until continued. */
+function continueIfRunning(child: ChildProcess | null): void {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
+}
+
 /** A redis-server without persistence in a throwaway directory; `restart()` brings it back empty on the same port. */
 export class RedisProcess {
   child: ChildProcess | null = null;
@@ -89,7 +111,19 @@ export class RedisProcess {
     await this.#spawn();
   }
 
+  /** Starts Redis again, empty, on the same port after {@link kill}. */
+  async startAgain(): Promise<void> {
+    if (this.child) throw new Error('redis-server is still running');
+    await this.#spawn();
+  }
+
+  /** SIGSTOP for `ms`, then SIGCONT (a hung Redis: connections stay open, nothing answers). */
+  pauseFor(ms: number): Promise<void> {
+    return pauseFor(this.child, ms);
+  }
+
   async stop(): Promise<void> {
+    continueIfRunning(this.child);
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -139,6 +173,11 @@ export class NodeProcess {
     return new NodeProcess(id, child, match[1]!, dataDir, output);
   }
 
+  /** SIGSTOP for `ms`, then SIGCONT (a node stalled past its lease wakes believing it still holds its members). */
+  pauseFor(ms: number): Promise<void> {
+    return pauseFor(this.child, ms);
+  }
+
   /** kill -9. */
   async kill9(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
@@ -148,6 +187,7 @@ export class NodeProcess {
   }
 
   async stop(): Promise<void> {
+    continueIfRunning(this.child);
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGTERM');
