@@ -23,6 +23,12 @@ import type { SessionOptions, SocketLike } from './types.js';
 export interface ControlConnectionHost {
   onEvent(message: EventMessage): void;
   onPresence(message: PresenceMessage): void;
+  /**
+   * A `joined` answer, as it arrives: before the frames behind it. The request that waits for it
+   * settles a microtask later, and where frames are dispatched in one task (Node's ws) the presence
+   * changes that follow `joined` would otherwise be applied before its member list.
+   */
+  onJoined(message: JoinedMessage): void;
   /** An error frame no request waits for (a relayed event refused, say). */
   onServerError(error: PlatformError): void;
   /** The socket closed by itself (not by {@link ControlConnection.close}); the requests it carried failed. */
@@ -280,6 +286,7 @@ export class ControlConnection {
       default: {
         const pending = this.#pending.get(message.id);
         if (!pending) return;
+        if (message.type === 'joined') this.#host.onJoined(message);
         clearTimeout(pending.timer);
         this.#pending.delete(message.id);
         pending.resolve(message);

@@ -85,6 +85,8 @@ export class DispatchSession {
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
       onPresence: (message) => this.#onPresence(message),
+      // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
+      onJoined: (message) => this.#membership.reset(message.members),
       onServerError: (error) => this.#emitError(error),
       onClose: () => {
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#scheduleReconnect();
@@ -298,7 +300,6 @@ export class DispatchSession {
     this.#resumeToken = reply.resumeToken;
     this.#limits = reply.limits;
     this.#userId = reply.userId;
-    this.#membership.reset(reply.members);
     if (reply.identifyError) {
       const error = deserializeError(reply.identifyError);
       if (resuming || this.#authorization === this.#config.authorization) this.#authorization = undefined;

@@ -352,7 +352,13 @@ class RedisStore implements RedisShardStore {
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
     const refs = (await this.#run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0'])) as string[];
-    for (const ref of refs) this.#presenceRemove(...splitMemberRef(ref));
+    for (const ref of refs) {
+      const [projectId, shardName, clientId] = splitMemberRef(ref);
+      // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
+      // it never lists itself beside the members that took its place; the client is placed anew.
+      if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
+      this.#presenceRemove(projectId, shardName, clientId);
+    }
     if (refs.length > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${refs.length} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
   }
 
@@ -527,7 +533,12 @@ class RedisStore implements RedisShardStore {
   }
 
   subscribe(projectId: string, shardName: string, listener: ShardListener): () => void {
-    return this.#channels.listen(this.#keys.channel(projectId, shardName), listener);
+    return this.#channels.listen(this.#keys.channel(projectId, shardName), (message) => {
+      // Another node took the member (a resume there, or a sweep of this node): this node holds it no more,
+      // and must not put it back in a rebuild, where it would stay with no socket.
+      if (message.kind === 'takeover' && message.node !== this.nodeId) this.#held.delete(memberRef(projectId, shardName, message.clientId));
+      listener(message);
+    });
   }
 
   stats(): { readonly shards: number; readonly members: number; readonly dropped: number } {

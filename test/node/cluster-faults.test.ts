@@ -387,6 +387,8 @@ describe('faults on 3 nodes sharing a real Redis: capacity, membership, presence
     await reader.connect();
   });
   after(async () => {
+    // FAULT_LOG=1: what each node logged (lease, rebuilds, sweeps), to read beside the checker's messages.
+    if (process.env['FAULT_LOG']) for (const node of nodes) console.log(`── ${node.id}\n${node.output.join('')}`);
     reader?.disconnect();
     await Promise.all(nodes.map((node) => node.stop()));
     await redis?.stop();
