@@ -6,7 +6,15 @@
  * never waits for Redis), other nodes get the message from the channel.
  */
 import type { Redis } from 'ioredis';
+import { SentEvents } from './sent-events.js';
 import type { ShardListener, ShardMessage } from './store.js';
+
+/** A node's notice that it could not hear a channel from `fromMs` to `toMs` (wall clock): see sent-events.ts. Never leaves this file. */
+interface GapNotice {
+  readonly kind: 'gap';
+  readonly fromMs: number;
+  readonly toMs: number;
+}
 
 // Pub/sub envelope: "node\nkind\n…": a header of short fields, then the frame (JSON, no raw newline).
 function encodeMessage(node: string, message: ShardMessage): string {
@@ -22,7 +30,7 @@ function encodeMessage(node: string, message: ShardMessage): string {
   }
 }
 
-function decodeMessage(text: string): { node: string; message: ShardMessage } | null {
+function decodeMessage(text: string): { node: string; message: ShardMessage | GapNotice } | null {
   const cut = (from: number): [string, number] => {
     const at = text.indexOf('\n', from);
     return at < 0 ? [text.slice(from), text.length] : [text.slice(from, at), at + 1];
@@ -41,6 +49,8 @@ function decodeMessage(text: string): { node: string; message: ShardMessage } | 
       return { node, message: { kind: 'peer', dst: first, frame: text.slice(c) } };
     case 't':
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
+    case 'g':
+      return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
     default:
       return null;
   }
@@ -56,6 +66,12 @@ export class ShardChannels {
   #subscriber: Redis | undefined;
   /** Messages other nodes missed: published while Redis was out of reach. */
   dropped = 0;
+  /** Events published lately, whose senders a gap notice of another node tells. */
+  readonly #sent = new SentEvents();
+  /** Since when (wall clock) the subscriber connection is down; null while it hears. */
+  #deafSince: number | null = null;
+  /** A gap this node has not told the others about yet (the command connection was not back). */
+  #gap: { readonly fromMs: number; readonly toMs: number } | null = null;
 
   constructor(
     readonly node: string,
@@ -67,10 +83,37 @@ export class ShardChannels {
     this.#command = command;
     this.#subscriber = subscriber;
     subscriber.on('message', (channel: string, text: string) => this.#dispatch(channel, text));
+    subscriber.on('close', () => {
+      this.#deafSince ??= Date.now();
+    });
     subscriber.on('ready', () => {
       // Back after a drop: every wanted channel again (ioredis resubscribes what it knew; this adds the ones asked for while down).
-      if (this.#subscribed.size > 0) void subscriber.subscribe(...this.#subscribed).catch(() => undefined);
+      const resubscribed = this.#subscribed.size > 0 ? subscriber.subscribe(...this.#subscribed) : Promise.resolve(0);
+      void resubscribed.then(
+        () => {
+          // Hearing again from now: the others learn what this node missed, and tell the senders.
+          if (this.#deafSince !== null) this.#gap = { fromMs: Math.min(this.#gap?.fromMs ?? Infinity, this.#deafSince), toMs: Date.now() };
+          this.#deafSince = null;
+          this.#announceGap();
+        },
+        () => undefined,
+      );
     });
+    command.on('ready', () => this.#announceGap());
+  }
+
+  /** Publishes this node's gap on every channel it listens to (see sent-events.ts). */
+  #announceGap(): void {
+    const gap = this.#gap;
+    const command = this.#command;
+    if (!gap || !command || command.status !== 'ready') return;
+    this.#gap = null;
+    const text = `${this.node}\ng\n${gap.fromMs}\n${gap.toMs}`;
+    for (const channel of this.#subscribed) {
+      command.publish(channel, text).catch(() => {
+        this.#gap ??= gap; // told again when the command connection is back
+      });
+    }
   }
 
   /** Subscribes a channel (idempotent) and waits for Redis to confirm, so no message published after a join is missed. */
@@ -96,7 +139,14 @@ export class ShardChannels {
       decoded = null;
     }
     if (!decoded || decoded.node === this.node) return; // our own: delivered locally already
-    for (const listener of [...set]) listener(decoded.message);
+    const message = decoded.message;
+    if (message.kind === 'gap') {
+      const told = this.#sent.tellBetween(channel, message.fromMs, message.toMs);
+      const oldest = this.#sent.oldestMs;
+      if (oldest !== null && oldest > message.fromMs) this.log(`platform-kit: node ${decoded.node} missed ${channel} for longer than this node remembers its events; ${told} senders told`);
+      return;
+    }
+    for (const listener of [...set]) listener(message);
   }
 
   /** Calls this node's listeners of `channel` with a message for this node alone. */
@@ -118,9 +168,20 @@ export class ShardChannels {
       undelivered?.();
       return;
     }
+    let tell: (() => void) | undefined;
+    if (undelivered) {
+      // Once, whichever comes first: the PUBLISH failing, or another node's gap notice.
+      let told = false;
+      tell = () => {
+        if (told) return;
+        told = true;
+        undelivered();
+      };
+      this.#sent.record(channel, tell);
+    }
     command.publish(channel, encodeMessage(this.node, message)).catch(() => {
       this.dropped++; // Redis went away or hangs (the command timed out): other nodes miss this one
-      undelivered?.();
+      tell?.();
     });
   }
 
@@ -158,5 +219,6 @@ export class ShardChannels {
   clear(): void {
     this.#listeners.clear();
     this.#subscribed.clear();
+    this.#sent.clear();
   }
 }

@@ -89,6 +89,8 @@ export interface RedisShardStore extends ShardStore {
 }
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** How soon a failed renewal is tried again. */
+const RENEW_RETRY_MS = 100;
 /** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
 const MAX_RECOVERY_WAIT_MS = 5_000;
 
@@ -252,11 +254,15 @@ class RedisStore implements RedisShardStore {
     }
   }
 
-  /** Refuses a write this node may no longer make: its lease may have run out since it was last renewed. */
-  #checkLease(): void {
+  /**
+   * Refuses a write this node may no longer make: its lease may have run out since it was last
+   * renewed (a stall, a Redis that hangs). One renewal is awaited first, so a node that wakes from
+   * a stall admits joins again as soon as it holds a lease (and puts its members back) anew.
+   */
+  async #ensureLease(): Promise<void> {
     if (performance.now() < this.#leaseUntil) return;
-    void this.#renew();
-    throw unavailable(`node ${this.nodeId} has not renewed its lease in time`);
+    await this.#renew();
+    if (performance.now() >= this.#leaseUntil) throw unavailable(`node ${this.nodeId} has not renewed its lease in time`);
   }
 
   /** A script answered FENCED: the lease this node wrote with is gone. Renew (a new epoch, then a rebuild) and refuse. */
@@ -297,7 +303,12 @@ class RedisStore implements RedisShardStore {
         this.#mustRebuild = true;
       }
     })()
-      .catch((error: unknown) => this.#log(`platform-kit: node ${this.nodeId} lease renewal: ${String(error)}`))
+      .catch((error: unknown) => {
+        this.#log(`platform-kit: node ${this.nodeId} lease renewal: ${String(error)}`);
+        // Once more soon, not a whole interval later: after a stall the command in flight times out on waking
+        // (timers run before the reply is read), and the lease is short of its margin already.
+        if (!this.#closed && this.#renewTimer && this.available) setTimeout(() => void this.#renew(), RENEW_RETRY_MS).unref();
+      })
       .finally(() => {
         this.#renewing = null;
       });
@@ -412,7 +423,7 @@ class RedisStore implements RedisShardStore {
   // ─── ShardStore ───────────────────────────────────────────────────────────
 
   async join(request: JoinRequest): Promise<JoinOutcome> {
-    this.#checkLease();
+    await this.#ensureLease();
     const member = request.member;
     const tail = encodeTail(this.nodeId, member);
     const started = performance.now();
@@ -439,7 +450,7 @@ class RedisStore implements RedisShardStore {
           // Held, not refused: the window is short (see #recoveryMs), and a client's first connect() should not fail for it.
           if (performance.now() - started > Math.min(this.#recoveryMs, MAX_RECOVERY_WAIT_MS)) throw unavailable('the cluster is putting back its members after Redis lost them');
           await new Promise((resolve) => setTimeout(resolve, 100));
-          this.#checkLease();
+          await this.#ensureLease();
           attempt--;
           continue;
         }

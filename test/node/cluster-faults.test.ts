@@ -260,7 +260,13 @@ class Run {
   async startSampling(): Promise<void> {
     for (const node of this.nodes()) {
       const raw = new Raw(node.url);
-      const joined = await raw.join({ projectId: this.project, kind: 'backend', projectToken: TOKEN, shardName: `probe-${node.id}`, maxConnectionsPerShard: CAPACITY });
+      const join = () => raw.join({ projectId: this.project, kind: 'backend', projectToken: TOKEN, shardName: `probe-${node.id}`, maxConnectionsPerShard: CAPACITY });
+      let joined = await join();
+      // A node that was stopped in the scenario before renews its lease first: UNAVAILABLE is the answer to retry.
+      for (let tries = 0; joined.type === 'error' && (joined['error'] as { code?: string }).code === 'UNAVAILABLE' && tries < 50; tries++) {
+        await sleep(100);
+        joined = await join();
+      }
       assert.equal(joined.type, 'joined', `probe on ${node.id}: ${JSON.stringify(joined)}`);
       this.#probes.set(node.id, { raw, busy: false });
     }
