@@ -1,11 +1,13 @@
 // A backend of a template written for the original SDK (issue 24), in a real Express 5 app over
 // real HTTP: VccMiddleware serves the template's values that do not fit their types as the files
-// hold them (with one warning each, at the first request), never dropping the file.
+// hold them (with one warning each, at the first request), never dropping the file; the compat
+// entry's VccMiddleware (platform-kit/compat/vcc-backend) also sets res.locals.koji.
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import express from 'express';
+import { createOriginalVccMiddleware, VccMiddleware as OriginalVccMiddleware } from '../../signaling/compat/vcc-backend.js';
 import { createVccMiddleware, type NodeMiddleware, type PlatformLocals } from '../../signaling/vcc-middleware.js';
 import { makeTemplate, type TempTemplate } from './cli-support.js';
 
@@ -67,6 +69,23 @@ describe('VccMiddleware and values that do not fit their types (issue 24)', () =
       assert.match(lines[0] ?? '', /\/scene\/appearAfter: value 3 does not fit type text/);
     } finally {
       await stop(server);
+    }
+  });
+
+  it("the compat entry's VccMiddleware sets res.locals.koji, the same values as res.locals.platform; the kit's own sets no koji", async () => {
+    const compat = await serve(createOriginalVccMiddleware({ root: template.root, env: ENV, log: () => undefined }));
+    const kit = await serve(createVccMiddleware({ root: template.root, env: ENV, log: () => undefined }));
+    try {
+      const answer = await compat.get();
+      assert.deepEqual(answer['koji'], answer['platform']);
+      assert.equal((answer['koji'] as Record<string, Record<string, unknown>>)['scene']?.['appearAfter'], 3);
+      assert.equal((answer['koji'] as Record<string, Record<string, unknown>>)['metadata']?.['projectId'], 'original-template');
+      assert.equal(answer['id'], 'original-template');
+      assert.equal((await kit.get())['koji'], null);
+      assert.equal(OriginalVccMiddleware.create, createOriginalVccMiddleware);
+    } finally {
+      await stop(compat.server);
+      await stop(kit.server);
     }
   });
 });
