@@ -74,8 +74,11 @@ export interface CustomizationBuildResult {
   /** Everything wrong in the files as they are now; empty when all are good. */
   readonly problems: readonly CustomizationProblem[];
   /**
-   * What builds but is likely a mistake, e.g. a type name no control knows
-   * (`colour`): the file is used, and its field gets a raw JSON box in the editor.
+   * What builds but is likely a mistake: a type name no control knows
+   * (`colour`: the file is used, and its field gets a raw JSON box in the
+   * editor), or a value that does not fit its type (code `INVALID_VALUE`:
+   * kept as it is, as the original SDK kept it; an unsafe media URL is
+   * replaced by `''`).
    */
   readonly warnings: readonly CustomizationProblem[];
   /** True when this build wrote a generated file (false when their content was already current). */

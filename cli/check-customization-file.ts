@@ -1,12 +1,16 @@
 /**
  * Checks one customization file: JSON syntax, its scopes of values, its
  * `@@editor` definitions (check-definitions.ts), and every value against
- * its definition. A file with any problem contributes nothing new.
+ * its definition. A file whose JSON or definitions have a problem
+ * contributes nothing new; a value that does not fit its type never drops
+ * the file: it is kept with a warning (protocol/value-fit.ts says why), and
+ * only an unsafe media URL is replaced by `''`.
  */
-import { assertValueFitsType, defaultValueOf, PREDEFINED_SCOPES, type VccScopeDefinition, type VccType } from '../protocol/customization.js';
+import { defaultValueOf, PREDEFINED_SCOPES, type VccScopeDefinition } from '../protocol/customization.js';
 import { isVccPath, MAX_PATH_SEGMENT_LENGTH, type PlainData } from '../protocol/data.js';
+import { describeMisfit, fitDefault } from '../protocol/value-fit.js';
 import { checkEditor, EDITOR_KEY, isObject } from './check-definitions.js';
-import { reasonOf, type ProblemList } from './customization-problems.js';
+import type { ProblemList } from './customization-problems.js';
 import { parseJsonSource, pointerJoin } from './json-source.js';
 import { warnUnknownTypes } from './type-warnings.js';
 
@@ -21,7 +25,7 @@ export interface FileContribution {
 
 /** Parses and checks one file; returns its contribution, or null when it has any problem (all reported). */
 export function checkFile(text: string, file: string, problems: ProblemList, warnings: ProblemList): FileContribution | null {
-  const warn = (path: string, reason: string): void => warnings.add({ file, path, reason });
+  const warn = (path: string, reason: string, code?: 'INVALID_VALUE'): void => warnings.add({ file, path, reason, ...(code ? { code } : {}) });
   const parsed = parseJsonSource(text);
   if (!parsed.ok) {
     problems.add({
@@ -95,39 +99,14 @@ export function checkFile(text: string, file: string, problems: ProblemList, war
         continue;
       }
       const valuePath = pointerJoin(pointerJoin('', scope), key);
-      try {
-        assertValueFitsType(value, type, 'value');
-        scopeValues[key] = withDefaults(value, type);
-      } catch (error) {
-        const { suffix, reason } = valueProblem(error);
-        report(valuePath + suffix, `${reason} (defined at ${path})`);
+      const fitted = fitDefault(value, type);
+      scopeValues[key] = fitted.value;
+      for (const misfit of fitted.misfits) {
+        const at = misfit.path.reduce<string>((pointer, step) => pointerJoin(pointer, String(step)), valuePath);
+        warn(at, `${describeMisfit(misfit)} (defined at ${path})`, 'INVALID_VALUE');
       }
     }
   }
 
   return ok ? { values, editor: editor.definitions, scopes } : null;
-}
-
-/** Splits an `assertValueFitsType` message (`value[2].title must …`) into a path suffix and a reason. */
-function valueProblem(error: unknown): { suffix: string; reason: string } {
-  const message = reasonOf(error);
-  const match = /^value((?:\[\d+\]|\.[^\s.[\]]+)*) (.*)$/s.exec(message);
-  if (!match) return { suffix: '', reason: message };
-  let suffix = '';
-  for (const step of (match[1] ?? '').matchAll(/\[(\d+)\]|\.([^\s.[\]]+)/g)) suffix = pointerJoin(suffix, step[1] ?? step[2] ?? '');
-  return { suffix, reason: `value ${match[2] ?? ''}` };
-}
-
-/** Fills in fields an object value leaves out, so that the value has the shape its generated type promises. */
-function withDefaults(value: PlainData, type: VccType): PlainData {
-  if (type.kind === 'array' && Array.isArray(value)) return value.map((item) => withDefaults(item, type.of));
-  if (type.kind === 'object' && isObject(value)) {
-    const filled: { [key: string]: PlainData } = { ...value };
-    for (const field of type.fields) {
-      const current = Object.prototype.hasOwnProperty.call(value, field.key) ? value[field.key] : undefined;
-      filled[field.key] = current === undefined ? defaultValueOf(field.type) : withDefaults(current, field.type);
-    }
-    return filled;
-  }
-  return value;
 }

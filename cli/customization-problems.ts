@@ -2,7 +2,7 @@
  * What is wrong in a customization file, as the builder reports it: the
  * problem type, its list without repeats, and its one-line form.
  */
-import { withoutPrefix } from '../protocol/errors.js';
+import { withoutPrefix, type ErrorCode } from '../protocol/errors.js';
 
 /** One thing wrong in a customization file. */
 export interface CustomizationProblem {
@@ -19,6 +19,8 @@ export interface CustomizationProblem {
   readonly line?: number;
   /** 1-based column, for syntax errors. */
   readonly column?: number;
+  /** The error code, where one applies: `INVALID_VALUE` for a value that does not fit its type (kept, or replaced when unsafe). */
+  readonly code?: ErrorCode;
 }
 
 

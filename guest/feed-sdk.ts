@@ -13,7 +13,7 @@ import {
 } from '../protocol/link.js';
 import { addListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { InputForwarder } from './input-forwarder.js';
-import { getGuestLink, type GuestLink } from './link.js';
+import { getGuestLink, noteFeedSdk, type GuestLink } from './link.js';
 
 /** Receives the playback state: true when the template is in focus in the feed, false when it leaves. */
 export type PlaybackStateHandler = (isPlaying: boolean) => void;
@@ -97,6 +97,7 @@ export class FeedSdk {
   readonly #insetHandlers = new Set<InsetsHandler>();
 
   constructor() {
+    noteFeedSdk();
     sharedState ??= new GuestFeedState(getGuestLink());
     this.#state = sharedState;
     this.#state.instances.add(this.#handlers);

@@ -78,6 +78,13 @@ export class GuestLink {
     }
     window.addEventListener('message', this.#onWindowMessage);
     this.#sendHello(0);
+    // Once the page has loaded, say whether it made a FeedSdk: a feed shows a template that made
+    // none (it cannot know load()) and waits for load() from one that did (issue 24).
+    const sayLoaded = (): void => {
+      this.call('pageLoaded', feedSdkMade).catch((error: unknown) => console.debug('platform-kit: the host did not take pageLoaded', error));
+    };
+    if (document.readyState === 'complete') queueMicrotask(sayLoaded);
+    else window.addEventListener('load', sayLoaded, { once: true });
     this.#giveUpTimer = setTimeout(() => {
       if (this.#state !== 'connecting') return;
       this.#state = 'standalone';
@@ -195,6 +202,13 @@ export class GuestLink {
 
 let options: GuestLinkOptions = DEFAULT_OPTIONS;
 let link: GuestLink | null = null;
+/** Whether the page made a FeedSdk (told to the host with pageLoaded). */
+let feedSdkMade = false;
+
+/** Called by the FeedSdk constructor: this page knows about load(). */
+export function noteFeedSdk(): void {
+  feedSdkMade = true;
+}
 
 /** Sets link options; only before the first InstantRemixing, FeedSdk or Platform call. */
 export function configureGuestLink(overrides: Partial<GuestLinkOptions>): void {

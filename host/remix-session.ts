@@ -26,12 +26,12 @@ import {
   type ValueOverrides,
 } from '../protocol/link.js';
 import { resolveVccPath } from '../protocol/vcc-paths.js';
-import { parseBuiltCustomization } from './built-customization.js';
+import { checkBuiltDefaults, parseBuiltCustomization, type DefaultMisfit } from './built-customization.js';
 import { Emitter } from './emitter.js';
 import { RemixValueCheck, type CheckedValue } from './remix-value-check.js';
 import type { TemplateFrame } from './template-frame.js';
 
-export { parseBuiltCustomization } from './built-customization.js';
+export { checkBuiltDefaults, parseBuiltCustomization, type DefaultMisfit } from './built-customization.js';
 
 /** Options of {@link RemixSession}. */
 export interface RemixSessionOptions {
@@ -79,6 +79,12 @@ export interface RemixSessionEvents {
   /** The user pressed a pointer inside the template at this position (template CSS pixels). */
   pointer: ControlPosition;
   customization: BuiltCustomization;
+  /**
+   * The template's defaults that do not fit their VCC types, found when its
+   * customization became known (emitted before `customization`, only when
+   * there are some): kept as they are, an unsafe URL replaced by `''`.
+   */
+  defaultmisfits: readonly DefaultMisfit[];
   finish: undefined;
   /** A value from the guest was refused; the last good value stays. */
   refusedvalue: { readonly path: unknown; readonly error: PlatformError };
@@ -126,6 +132,9 @@ function copyRecord<Value>(source: Record<string, Value> | undefined): Record<st
   return copy;
 }
 
+/** Most console lines about a template's defaults that do not fit (the event carries them all). */
+const MAX_MISFIT_LINES = 20;
+
 /** setValue's options for a guest's value without skipUpdate: one object for every keystroke. */
 const FROM_GUEST: SetValueOptions = Object.freeze({ source: 'guest' });
 
@@ -139,13 +148,14 @@ export class RemixSession {
   #remixing: boolean;
   #activePath: VccPath | null = null;
   #lastPointer: ControlPosition | null = null;
+  #defaultMisfits: readonly DefaultMisfit[] = [];
   readonly #maxValueBytes: number;
   readonly #frames = new Set<TemplateFrame>();
   readonly #events = new Emitter<RemixSessionEvents>();
 
   constructor(options: RemixSessionOptions = {}) {
     this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
-    this.#valueCheck = new RemixValueCheck(options.customization ?? null, this.#maxValueBytes);
+    this.#valueCheck = new RemixValueCheck(options.customization ? this.#checkDefaults(options.customization) : null, this.#maxValueBytes);
     this.#overrides = nullRecord();
     this.#editorAttributes = options.editorAttributes ?? { type: 'instant', mode: 'new' };
     if (!isEditorAttributes(this.#editorAttributes)) throw new PlatformError('INVALID_ARGUMENT', 'editorAttributes must be {type: full|instant, mode: new|edit}');
@@ -167,6 +177,11 @@ export class RemixSession {
 
   get #customization(): BuiltCustomization | null {
     return this.#valueCheck.customization;
+  }
+
+  /** The template's defaults that do not fit their VCC types (see the `defaultmisfits` event); empty until the customization is known. */
+  get defaultMisfits(): readonly DefaultMisfit[] {
+    return this.#defaultMisfits;
   }
 
   /** The values set in this remix (what a draft or a published remix stores). */
@@ -352,11 +367,22 @@ export class RemixSession {
       .request('describe')
       .then((described) => {
         if (this.#customization) return;
-        const customization = parseBuiltCustomization(described);
+        const customization = this.#checkDefaults(parseBuiltCustomization(described));
         this.#valueCheck = new RemixValueCheck(customization, this.#maxValueBytes);
+        if (this.#defaultMisfits.length > 0) this.#events.emit('defaultmisfits', this.#defaultMisfits);
         this.#events.emit('customization', customization);
       })
       .catch((error: unknown) => this.#report(error));
+  }
+
+  /** The customization with its defaults checked (see checkBuiltDefaults); remembers what did not fit and says it once. */
+  #checkDefaults(customization: BuiltCustomization): BuiltCustomization {
+    const checked = checkBuiltDefaults(customization);
+    this.#defaultMisfits = checked.misfits;
+    // One line per misfit, a bounded number of them: the template's author sees them in the host's console too.
+    for (const misfit of checked.misfits.slice(0, MAX_MISFIT_LINES)) console.warn(misfit.error.message);
+    if (checked.misfits.length > MAX_MISFIT_LINES) console.warn(`platform-kit: and ${checked.misfits.length - MAX_MISFIT_LINES} more defaults that do not fit their types`);
+    return checked.customization;
   }
 
   #setFromGuest(frame: TemplateFrame, path: unknown, value: unknown, skipUpdate: unknown): void {

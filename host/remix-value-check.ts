@@ -8,9 +8,10 @@
  * accepted; the predefined scopes stay the host's to fill. One check is made
  * per customization: a customization learned later gets a new one.
  */
-import { assertValueFitsType, findVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccType } from '../protocol/customization.js';
+import { findVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccType } from '../protocol/customization.js';
 import { assertPlainData, clonePlain, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
+import { assertFitsBeside } from '../protocol/value-fit.js';
 import { resolveVccPath, writeInside } from '../protocol/vcc-paths.js';
 
 /** A value that passed the checks, ready to store. */
@@ -94,9 +95,11 @@ export class RemixValueCheck {
     if (path.length > 2 && this.customization && !predefined && this.fieldAt(scope, key) && !resolveVccPath(this.customization, path)) {
       throw new PlatformError('INVALID_PATH', `${JSON.stringify(path)} is not a field the template's customization declares inside ["${scope}", "${key}"]`);
     }
-    const entry = path.length === 2 ? checked : writeInside(stored(scope, key), path.slice(2), checked);
+    const previous = stored(scope, key);
+    const entry = path.length === 2 ? checked : writeInside(previous, path.slice(2), checked);
     const field = this.fieldAt(scope, key);
-    if (field) assertValueFitsType(entry, field.type, field.where);
+    // A misfit the entry already held (a template's default kept as it is, issue 24) does not refuse an edit elsewhere in it.
+    if (field) assertFitsBeside(entry, field.type, field.where, previous);
     return { scope, key, entry, value: checked };
   }
 

@@ -185,6 +185,7 @@ export class TemplateFrame {
   readonly #openGates = new Set<Gate>();
   #refused = 0;
   #link: LinkState | null = null;
+  #pageFeedSdk: boolean | null = null;
   readonly #handlers: HandlerLayers;
   readonly #queues: { readonly [G in Gate]: QueuedNotification[] } = { ready: [], load: [] };
   #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
@@ -251,6 +252,11 @@ export class TemplateFrame {
   /** Notifications waiting for the guest's ready() or load(). */
   get queuedCount(): number {
     return this.#queues.ready.length + this.#queues.load.length;
+  }
+
+  /** Whether the current page made a FeedSdk, as it said once loaded; null until it said (or with no link). */
+  get pageFeedSdk(): boolean | null {
+    return this.#pageFeedSdk;
   }
 
   /** True once the guest called load() (FeedSdk) on the current link. */
@@ -363,7 +369,11 @@ export class TemplateFrame {
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of HOST_METHODS) {
       handlers[name] =
-        name === 'ready' || name === 'load' ? () => this.#openGate(name, channel.port1) : (...args: unknown[]) => this.#handlers.dispatch(name, args);
+        name === 'ready' || name === 'load'
+          ? () => this.#openGate(name, channel.port1)
+          : name === 'pageLoaded'
+            ? (feedSdk: unknown) => this.#pageLoaded(feedSdk, channel.port1)
+            : (...args: unknown[]) => this.#handlers.dispatch(name, args);
     }
     const { caller, stop: stopServing } = linkPort<GuestApi>(channel.port1, {
       allowed: HOST_METHODS,
@@ -384,6 +394,18 @@ export class TemplateFrame {
     this.#events.emit('link', { relinked });
   }
 
+  /**
+   * The guest's page loaded. Without a FeedSdk it counts as load() (issue 24:
+   * a template of the original SDK that never made one cannot call it); with
+   * one, load() stays the template's to call.
+   */
+  #pageLoaded(feedSdk: unknown, port: MessagePort): void {
+    if (typeof feedSdk !== 'boolean') throw new PlatformError('INVALID_ARGUMENT', 'pageLoaded takes true or false');
+    if (this.#link?.port !== port) return;
+    this.#pageFeedSdk = feedSdk;
+    if (!feedSdk) this.#openGate('load', port);
+  }
+
   #openGate(gate: Gate, port: MessagePort): void {
     // A ready() or load() that raced a relink belongs to the old page: ignore it.
     if (this.#link?.port !== port) return;
@@ -401,6 +423,7 @@ export class TemplateFrame {
   #unlink(reason: PlatformError): void {
     const link = this.#link;
     this.#link = null;
+    this.#pageFeedSdk = null;
     this.#openGates.clear();
     for (const queued of [...this.#queues.ready.splice(0), ...this.#queues.load.splice(0)]) queued.reject(reason);
     if (!link) return;

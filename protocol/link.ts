@@ -113,6 +113,14 @@ export interface HostApi {
   reportPointer(position: ControlPosition): void;
   /** FeedSdk.load(): the template has loaded; feed notifications may flow and touches are forwarded. */
   load(): void;
+  /**
+   * The guest's page fired its `load` event; `feedSdk` says whether it made a
+   * FeedSdk by then. Sent once per page by the link itself. A page without
+   * one (a template of the original SDK that never heard of load()) counts
+   * as loaded from here, as if it had called load(); one with a FeedSdk must
+   * still call load() itself (the feed skips it otherwise).
+   */
+  pageLoaded(feedSdk: boolean): void;
   /** FeedSdk.requestCancelTouch(): the template takes the current gesture; the feed stops following it. */
   requestCancelTouch(): void;
   /** FeedSdk.navigate(url): replace this item's content with `url`, without a browser navigation. */
@@ -241,6 +249,7 @@ export const HOST_METHODS = [
   'finish',
   'reportPointer',
   'load',
+  'pageLoaded',
   'requestCancelTouch',
   'navigate',
   'present',

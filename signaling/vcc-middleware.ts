@@ -95,7 +95,11 @@ export interface VccMiddlewareOptions {
   readonly env?: Env;
   /** Clock, ms since the epoch. For tests. */
   readonly now?: () => number;
-  /** Where an ignored remix header is reported, one line each. Default `console.warn`. */
+  /**
+   * Where an ignored remix header, and the build's problems and warnings (a
+   * value that does not fit its type: served as the file holds it), are
+   * reported, one line each. Default `console.warn`.
+   */
   readonly log?: (line: string) => void;
 }
 
@@ -141,7 +145,7 @@ export function createVccMiddleware(options: VccMiddlewareOptions = {}): NodeMid
 
   return (req, res, next) => {
     const env = options.env ?? process.env;
-    base ??= options.customization ? Promise.resolve(options.customization) : buildOnce(options.root ?? process.cwd(), env);
+    base ??= options.customization ? Promise.resolve(options.customization) : buildOnce(options.root ?? process.cwd(), env, log);
     base
       .then(
         (customization) => {
@@ -210,12 +214,14 @@ function record<T>(): { [key: string]: T } {
   return Object.create(null) as { [key: string]: T };
 }
 
-async function buildOnce(root: string, env: Env): Promise<BuiltCustomization> {
+async function buildOnce(root: string, env: Env, log: (line: string) => void): Promise<BuiltCustomization> {
   const outDir = await mkdtemp(join(tmpdir(), 'platform-vcc-middleware-'));
   try {
     // Reads the template, writes only into its own temporary folder: a backend leaves the template's files alone (no platform-env.d.ts).
     const result = await createCustomizationBuilder({ root, outDir, env, envTypes: false }).build();
-    for (const problem of result.problems) console.warn(`platform-kit: VccMiddleware: ${formatProblem(problem)}`);
+    for (const problem of result.problems) log(`platform-kit: VccMiddleware: ${formatProblem(problem)}`);
+    // A value that does not fit its type is served as the file holds it (the original did): said once, here.
+    for (const warning of result.warnings) log(`platform-kit: VccMiddleware: warning: ${formatProblem(warning)}`);
     return result.customization;
   } finally {
     await rm(outDir, { recursive: true, force: true });

@@ -129,7 +129,16 @@ export class FeedFocus {
 
   /** An item's template did not call load() in time: it is skipped and the feed moves past it. */
   skip(live: LiveFrame): void {
-    const error = new PlatformError('LOAD_TIMEOUT', `the template ${live.src} did not call load() within ${this.#host.loadTimeoutMs} ms; it was skipped`);
+    // Why, in words: a template that made a FeedSdk must call load(); one that made none is shown once its page loads.
+    const within = `within ${this.#host.loadTimeoutMs} ms; it was skipped`;
+    const frame = live.frame;
+    const why =
+      frame.state === 'loading'
+        ? `did not link (no hello) ${within}`
+        : frame.pageFeedSdk === true
+          ? `made a FeedSdk and did not call load() ${within}`
+          : `did not finish loading its page ${within}`;
+    const error = new PlatformError('LOAD_TIMEOUT', `the template ${live.src} ${why}`);
     const entry = this.#host.window.skip(live.index);
     if (!entry) return;
     this.#host.emit('skip', { index: live.index, item: entry.item, reason: 'load-timeout', error });

@@ -1,6 +1,7 @@
 /**
  * Templates written for the original platform run with only their SDK import
- * changed (issue 16, guest). The fixture test/fixtures/original/messages.js is
+ * changed (issue 16, guest; issue 24: the import is the compat entry, which adds
+ * addListener and the default export). The fixture test/fixtures/original/messages.js is
  * such a template: plain JavaScript, values read at start-up, listeners set
  * before ready(), promises dropped. It runs in a real cross-origin iframe.
  */
@@ -68,6 +69,19 @@ describe('templates of the original platform, with only the import changed', () 
       editorAttributes: { type: 'instant', mode: 'new' },
       remixingActivePath: null,
     });
+  });
+
+  it("the compat entry's default export gives config (the built values, metadata and serviceMap included) and deprecated calls that do nothing (issue 24)", async () => {
+    harness = open({ withSession: false });
+    await harness.probe.waitFor('loaded');
+    const { ok, value } = await harness.probe.command('koji');
+    expect(ok).to.equal(true);
+    expect(value).to.deep.equal({
+      config: { metadata: {}, serviceMap: {}, messages: { title: 'Inbox', items: [{ text: 'one' }, { text: 'two' }] } },
+      same: true,
+      title: 'Inbox',
+    });
+    expect((await harness.probe.command('outcome')).value).to.have.property('uncaught').that.deep.equals([]);
   });
 
   it('before any notification the getters tell: not remixing, no attributes, no active path', async () => {

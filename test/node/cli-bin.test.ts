@@ -84,6 +84,38 @@ describe('platform-vcc (the bin)', () => {
     assert.match(stderr, /^warning: \.platform\/customization\/typo\.json:\/@@editor\/0\/fields\/0\/type: unknown type "colour" \(did you mean "color"\?\)/m);
   });
 
+  it('preinstall-ts keeps a value that does not fit its type, with a warning naming file, path, value and type; exits 0 and writes every file (issue 24)', async () => {
+    // Values of the shapes templates of the original SDK ship: a number in a text field, null in an
+    // image field, numeric ids in a list's text fields, a keystore-style name in a secret<image>.
+    const t = await template('original-values');
+    const { code, stdout, stderr } = await runBin(['preinstall-ts', '--root', t.root]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /built \.platform\/generated\/customization\.js/);
+    const warnings = stderr.trim().split('\n');
+    const file = '.platform/customization/scene.json';
+    assert.deepEqual(warnings, [
+      `warning: ${file}:/scene/appearAfter: value 3 does not fit type text (must be a string for a text VCC); kept as it is (defined at /@@editor/0)`,
+      `warning: ${file}:/scene/background: value null does not fit type image (must be an http(s) URL or a path for an image VCC); kept as it is (defined at /@@editor/0)`,
+      `warning: ${file}:/scene/links/0/id: value 1 does not fit type text (must be a string for a text VCC); kept as it is (defined at /@@editor/0)`,
+      `warning: ${file}:/scene/links/1/id: value 2 does not fit type text (must be a string for a text VCC); kept as it is (defined at /@@editor/0)`,
+      `warning: ${file}:/scene/reveal: value "$revealImage" does not fit type secret<image> (must be a keystore key path (platform-keystore://…), never the secret itself); kept as it is (defined at /@@editor/0)`,
+      `warning: ${file}:/scene/download: value "javascript:alert(document.domain)" does not fit type file (must be an http(s) URL or a path for a file VCC); replaced by "": a URL that is not http(s) or a path is never linked or loaded (defined at /@@editor/0)`,
+    ]);
+    const module = await t.read('.platform/generated/customization.js');
+    const values = JSON.parse(/export const customization = ([\s\S]*?);\n\ndefineCustomization/.exec(module)?.[1] ?? 'null') as { values: Record<string, Record<string, unknown>> };
+    assert.deepEqual(values.values['scene'], {
+      appearAfter: 3,
+      background: null,
+      links: [
+        { id: 1, label: 'Home' },
+        { id: 2, label: 'Shop' },
+      ],
+      reveal: '$revealImage',
+      download: '',
+    });
+    assert.deepEqual(values.values['other'], { title: 'Kept beside the file with odd values' });
+  });
+
   it('preinstall-ts prints every problem as file:path: reason and exits 1', async () => {
     const t = await template('basic');
     await t.write('bad.json', { metadata: {}, '@@editor': [{ key: 'x', fields: [{ key: 'n', type: 'range', typeOptions: { min: 'zero' } }] }] });

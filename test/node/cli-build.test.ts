@@ -347,7 +347,7 @@ describe('createCustomizationBuilder: problems', () => {
     await assertProblem({ '@@editor': [editor('card', [{ key: 'author', type: 'object' }])] }, '/@@editor/0/fields/0/typeOptions/fields', /typeOptions\.fields/);
   });
 
-  it('checks each value against the type of its field', async () => {
+  it('checks each value against the type of its field, and keeps one that does not fit with a warning (issue 24: never drop a file for a value)', async () => {
     const definitions = [
       editor('card', [
         { key: 'title', type: 'text', typeOptions: { maxLength: 5 } },
@@ -359,20 +359,50 @@ describe('createCustomizationBuilder: problems', () => {
         { key: 'free', type: 'my-own-type' },
       ]),
     ];
-    const problems = await problemsOf({
-      card: { title: 'far too long', size: 9, layout: 'tall', apiKey: 'hunter2', people: [{ name: 'a' }, { name: 3 }], accent: 'blue', free: { any: 'thing' } },
-      '@@editor': definitions,
-    });
-    const byPath = new Map(problems.map((problem) => [problem.path, problem.reason]));
-    assert.match(byPath.get('/card/title') ?? '', /^value is longer than 5 characters \(defined at \/@@editor\/0\)$/);
-    assert.match(byPath.get('/card/size') ?? '', /must be between 1 and 5/);
+    const values = { title: 'far too long', size: 9, layout: 'tall', apiKey: 'hunter2', people: [{ name: 'a' }, { name: 3 }], accent: 'blue', free: { any: 'thing' } };
+    const t = await template();
+    await t.write('a.json', { card: values, '@@editor': definitions });
+    const result = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual(result.problems, []);
+    const warnings = result.warnings.filter((warning) => warning.code === 'INVALID_VALUE');
+    const byPath = new Map(warnings.map((warning) => [warning.path, warning.reason]));
+    assert.equal(byPath.get('/card/title'), 'value "far too long" does not fit type text (is longer than 5 characters); kept as it is (defined at /@@editor/0)');
+    assert.match(byPath.get('/card/size') ?? '', /^value 9 does not fit type range \(must be between 1 and 5\); kept/);
     assert.match(byPath.get('/card/layout') ?? '', /must be one of "wide", "narrow"/);
     assert.match(byPath.get('/card/apiKey') ?? '', /keystore key path/);
-    assert.match(byPath.get('/card/people/1/name') ?? '', /must be a string for a text VCC/);
+    assert.match(byPath.get('/card/people/1/name') ?? '', /^value 3 does not fit type text \(must be a string for a text VCC\)/);
     assert.match(byPath.get('/card/accent') ?? '', /color/);
     assert.equal(byPath.has('/card/free'), false, 'a type Platform Kit does not know accepts any value');
-    assert.equal(problems.length, 6);
-    assert.ok(problems.every((problem) => problem.file === FILE));
+    assert.equal(warnings.length, 6);
+    assert.ok(warnings.every((warning) => warning.file === FILE));
+    assert.deepEqual(result.customization.values['card'], values, 'every value is kept as the file holds it');
+  });
+
+  it('replaces an unsafe media URL (javascript:, data:) by "" with a warning, and keeps the rest of the file', async () => {
+    const t = await template();
+    await t.write('a.json', {
+      card: { doc: 'javascript:alert(1)', photo: 'data:image/svg+xml,<svg onload=alert(1)>', people: [{ avatar: ' javascript:alert(2)' }], title: 'kept' },
+      '@@editor': [
+        editor('card', [
+          { key: 'doc', type: 'file' },
+          { key: 'photo', type: 'image' },
+          { key: 'people', type: 'object<P>[]', typeOptions: { P: { avatar: { type: 'image' } } } },
+          { key: 'title', type: 'text' },
+        ]),
+      ],
+    });
+    const result = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual(result.problems, []);
+    assert.deepEqual(result.customization.values['card'], { doc: '', photo: '', people: [{ avatar: '' }], title: 'kept' });
+    assert.deepEqual(
+      result.warnings.map((warning) => [warning.path, warning.code]),
+      [
+        ['/card/doc', 'INVALID_VALUE'],
+        ['/card/photo', 'INVALID_VALUE'],
+        ['/card/people/0/avatar', 'INVALID_VALUE'],
+      ],
+    );
+    assert.ok(result.warnings.every((warning) => /replaced by "": a URL that is not http\(s\) or a path is never linked or loaded/.test(warning.reason)));
   });
 
   it('reports every problem of a file in one build', async () => {
@@ -429,7 +459,7 @@ describe('createCustomizationBuilder: last good version', () => {
     assert.equal(fixed.customization.values['card']?.['title'], 'Fixed');
   });
 
-  it('also keeps the last good version when the new one has a value that does not fit its type', async () => {
+  it('uses the new version of a file whose value does not fit its type (a warning, not a problem): a value never drops a file', async () => {
     const t = await template('basic');
     const builder = createCustomizationBuilder({ root: t.root, env: {} });
     await builder.build();
@@ -438,9 +468,10 @@ describe('createCustomizationBuilder: last good version', () => {
     card.card['title'] = 'Changed';
     await t.write('card.json', card);
     const result = await builder.build();
-    assert.equal(result.problems[0]?.path, '/card/size');
-    assert.equal(result.customization.values['card']?.['title'], 'Hello from the fixture');
-    assert.equal(result.customization.values['card']?.['size'], 3);
+    assert.deepEqual(result.problems, []);
+    assert.equal(result.warnings.find((warning) => warning.code === 'INVALID_VALUE')?.path, '/card/size');
+    assert.equal(result.customization.values['card']?.['title'], 'Changed');
+    assert.equal(result.customization.values['card']?.['size'], 99);
   });
 
   it('skips a file that has never been good, and keeps the others', async () => {

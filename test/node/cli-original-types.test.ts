@@ -37,7 +37,7 @@ describe('platform-vcc: customization types of the original platform', () => {
     assert.match(typesSource, /badge: string;/);
   });
 
-  it('checks values against the nested definitions, reporting the nested path', async () => {
+  it('checks values against the nested definitions, warning at the nested path and keeping the values', async () => {
     const t = await makeTemplate();
     made.push(t);
     await t.write('g.json', {
@@ -55,10 +55,12 @@ describe('platform-vcc: customization types of the original platform', () => {
       ],
     });
     const result = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual(result.problems, []);
     assert.deepEqual(
-      result.problems.map((problem) => problem.path),
+      result.warnings.map((warning) => warning.path),
       ['/g/reveal/zoom', '/g/spot', '/g/box', '/g/list'],
     );
+    assert.deepEqual((result.customization.values['g'] as Record<string, unknown>)['spot'], { x: 'left', y: 0 });
   });
 
   it('reports object<Name> without typeOptions.Name as a problem, and still warns of truly unknown types (colour), nested ones too', async () => {

@@ -144,6 +144,24 @@ describe('the package as a consumer imports it', () => {
     }
   });
 
+  it('loads the entries for templates of the original SDK by name: compat/vcc, compat/dispatch, compat/vcc-backend (issue 24)', async () => {
+    const vcc = await import('platform-kit/compat/vcc');
+    assert.equal(typeof vcc.InstantRemixing.prototype.addListener, 'function');
+    assert.equal(typeof vcc.InstantRemixing.prototype.onValueChanged, 'function');
+    assert.equal(typeof vcc.FeedSdk, 'function');
+    assert.deepEqual(Object.keys(vcc.default.config), ['metadata', 'serviceMap']);
+    for (const method of ['pageLoad', 'on', 'request', 'pwaPrompt', 'enableConfigDidChange'] as const) assert.equal(typeof vcc.default[method], 'function');
+    const dispatch = await import('platform-kit/compat/dispatch');
+    assert.equal(dispatch.DISPATCH_EVENT.CONNECTED_CLIENTS_CHANGED, '@@KOJI_DISPATCH/CONNECTED_CLIENTS_CHANGED');
+    assert.equal(typeof dispatch.default, 'function');
+    const backend = await import('platform-kit/compat/vcc-backend');
+    assert.equal(typeof backend.VccMiddleware.express, 'function');
+    // The kit's own entries are unchanged: no original names there.
+    const guest = (await import('platform-kit/guest')) as Record<string, unknown>;
+    assert.equal('DISPATCH_EVENT' in guest, false);
+    assert.equal('addListener' in (guest['InstantRemixing'] as { prototype: object }).prototype, false);
+  });
+
   it('loads the Vite plugin by name', async () => {
     const vite = await import('platform-kit/vite');
     assert.equal(typeof vite.platformKit, 'function');

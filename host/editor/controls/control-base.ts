@@ -11,7 +11,8 @@
  * children's.
  */
 import { css, html, LitElement, nothing, type CSSResultGroup, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
-import { assertValueFitsType, type VccType } from '../../../protocol/customization.js';
+import type { VccType } from '../../../protocol/customization.js';
+import { assertFitsBeside } from '../../../protocol/value-fit.js';
 import type { PlainData, VccPath } from '../../../protocol/data.js';
 import { PlatformError, withoutPrefix } from '../../../protocol/errors.js';
 
@@ -77,6 +78,15 @@ declare global {
     'platform-control-commit': CustomEvent<ControlCommitDetail>;
     'platform-control-error': CustomEvent<ControlErrorDetail>;
   }
+}
+
+/**
+ * What a text box shows for a value: the string, or a number or boolean as
+ * written (a template's default such as `appearAfter: 3` kept as it is: the
+ * box shows 3, and the first edit stores a string, as the original's did).
+ */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
 /**
@@ -282,7 +292,8 @@ export abstract class VccControl extends LitElement {
    */
   protected commitValue(value: PlainData): boolean {
     try {
-      assertValueFitsType(value, this.vccType, this.name);
+      // A misfit the value already held (a template's default kept as it is) does not refuse an edit beside it.
+      assertFitsBeside(value, this.vccType, this.name, this.value);
     } catch (error) {
       this.refuse(error);
       return false;

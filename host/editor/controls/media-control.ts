@@ -8,7 +8,7 @@
  * A preview shows the local file while it uploads, then the stored one.
  */
 import { css, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
-import { DEFAULT_MAX_UPLOAD_BYTES, KEYSTORE_SCHEME } from '../../../protocol/customization.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, isSafeMediaUrl, KEYSTORE_SCHEME } from '../../../protocol/customization.js';
 import { PlatformError } from '../../../protocol/errors.js';
 import { controlStyles, VccControl } from './control-base.js';
 
@@ -148,6 +148,12 @@ export abstract class MediaControl extends VccControl {
 
   #renderPreview(url: string): TemplateResult | typeof nothing {
     if (!url) return nothing;
+    // Never link to or load a URL that is not http(s), a path or this control's own object URL (a
+    // `javascript:` default would run in the host's origin when clicked): the session replaces such
+    // defaults, and this holds for any value that reaches the control another way.
+    if (url !== this.localPreview && !isSafeMediaUrl(url)) {
+      return html`<p class="description" id="preview" role="status">Not shown: not an http(s) URL or a path</p>`;
+    }
     switch (this.kind) {
       case 'image':
         return html`<img id="preview" src=${url} alt=${`${this.name} preview`} />`;

@@ -2,7 +2,7 @@
 import { html, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
-import { VccControl } from './control-base.js';
+import { textOf, VccControl } from './control-base.js';
 
 /** Edits a `textarea` VCC. */
 export class TextareaControl extends VccControl {
@@ -13,7 +13,7 @@ export class TextareaControl extends VccControl {
       <textarea
         id="input"
         rows="4"
-        .value=${live(typeof this.value === 'string' ? this.value : '')}
+        .value=${live(textOf(this.value))}
         maxlength=${ifDefined(maxLength)}
         ?disabled=${this.disabled}
         aria-invalid=${this.error ? 'true' : 'false'}
