@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import type { SignalingServer } from '../../signaling/index.js';
+import { createMemoryStore } from '../../signaling/store/memory-store.js';
+import type { ShardStore } from '../../signaling/store/store.js';
 import { ADMIN_KEY, backend, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
 
 const auth = { authorization: `Bearer ${TOKEN}`, 'x-platform-project': PROJECT };
@@ -312,6 +314,24 @@ describe('signaling server: heartbeats', () => {
     await defaults.close();
   });
 
+  it('closes a socket whose join waits on a store that never answers (the join timeout covers joining too)', async () => {
+    // A custom ShardStore (the public interface) whose join never settles: what a store that hangs
+    // without a command timeout of its own does. Everything else is the memory store.
+    const memory = createMemoryStore();
+    const hanging: ShardStore = { ...bind(memory), join: () => new Promise<never>(() => undefined) };
+    const server = await startServer({ store: hanging, heartbeatIntervalMs: 50, joinTimeoutMs: 200 });
+    try {
+      const stuck = new Raw(server.url);
+      await stuck.opened;
+      stuck.send({ type: 'join', v: 1, id: 1, projectId: PROJECT, kind: 'browser' });
+      await waitFor(() => stuck.closed, 'the joining socket to close', 5_000);
+      assert.equal(stuck.closeCode, 4008);
+    } finally {
+      await server.close();
+      await memory.close();
+    }
+  });
+
   it('closes sockets that never join', async () => {
     const server = await startServer({ heartbeatIntervalMs: 50, joinTimeoutMs: 100 });
     try {
@@ -379,3 +399,13 @@ describe('signaling server: peer signaling (PeerJS protocol)', () => {
     c.close();
   });
 });
+
+/** A store's methods bound to it, to build a store that differs in one method. */
+function bind(store: ShardStore): ShardStore {
+  const bound: Record<string, unknown> = {};
+  for (const key of ['join', 'leave', 'update', 'member', 'members', 'shards', 'takeJoin', 'publish', 'subscribe', 'stats', 'close'] as const) {
+    const method = store[key];
+    if (typeof method === 'function') bound[key] = (method as (...args: unknown[]) => unknown).bind(store);
+  }
+  return bound as unknown as ShardStore;
+}
