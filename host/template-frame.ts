@@ -42,6 +42,7 @@ import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 import { Emitter } from './emitter.js';
 import { HandlerLayers, type Gate, type HostHandlers } from './handler-layers.js';
 import { limitFrame } from './frame-limits.js';
+import { guardFrameFocus } from './focus-guard.js';
 
 export type { HostHandlers } from './handler-layers.js';
 
@@ -110,6 +111,12 @@ export interface TemplateFrameOptions {
    * Raise it with RemixSession's `maxValueBytes`.
    */
   readonly maxCallBytes?: number;
+  /**
+   * Keep the viewer's focus where the viewer put it: the template takes the
+   * focus only from a gesture aimed at its frame (focus-guard.ts). Default
+   * true; false leaves the iframe's focus to the browser.
+   */
+  readonly guardFocus?: boolean;
 }
 
 /** The defaults of {@link TemplateFrameOptions}' limits of what a guest may send. */
@@ -191,6 +198,7 @@ export class TemplateFrame {
   #linkWaiters: { resolve: () => void; reject: (error: PlatformError) => void }[] = [];
   #handshakeFailed: PlatformError | null = null;
   readonly #handshakeTimer: ReturnType<typeof setTimeout>;
+  readonly #unguardFocus: () => void;
   readonly #events = new Emitter<TemplateFrameEvents>();
   readonly #acceptedOrigins: ReadonlySet<string>;
   readonly #createdIframe: boolean;
@@ -224,6 +232,7 @@ export class TemplateFrame {
     // Before the src: a sandbox applies from the next navigation on.
     limitFrame(this.iframe, options.allow);
     if (options.title !== undefined) this.iframe.title = options.title;
+    this.#unguardFocus = options.guardFocus === false ? () => {} : guardFrameFocus(this.iframe);
 
     // Listen before the iframe can load, so the first hello is never missed.
     window.addEventListener('message', this.#onWindowMessage);
@@ -330,6 +339,7 @@ export class TemplateFrame {
     this.#state = 'destroyed';
     clearTimeout(this.#handshakeTimer);
     window.removeEventListener('message', this.#onWindowMessage);
+    this.#unguardFocus();
     const closed = new PlatformError('LINK_CLOSED', 'the frame was destroyed');
     this.#unlink(closed);
     for (const waiter of this.#linkWaiters.splice(0)) waiter.reject(closed);
