@@ -398,6 +398,7 @@ export class FeedController {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#loader.stop();
+    this.#gestures.destroy();
     this.#actions.destroy();
     this.#playback.stop();
     this.#track.stop();

@@ -48,6 +48,9 @@ export interface SheetState {
 }
 
 /** What the gestures need of the feed. */
+/** The feeds of each document, for the page's keys (one feed takes them; two, neither). */
+const FEEDS_OF = new WeakMap<Document, Set<FeedGestures>>();
+
 export interface FeedGestureHost {
   /** The feed's viewport: where the page's touches, wheel and keys are heard. */
   readonly viewport: HTMLElement;
@@ -95,7 +98,40 @@ export class FeedGestures {
     // Not passive: a wheel over the feed moves the feed, not the page around it.
     viewport.addEventListener('wheel', this.#onWheel, { passive: false });
     viewport.addEventListener('keydown', this.#onKeyDown);
+    // The page's keys too, when nothing on it has focus: a feed that is the page's content moves with
+    // ↑ ↓ from the first key, without a click or the host calling focus() first.
+    const doc = viewport.ownerDocument;
+    let feeds = FEEDS_OF.get(doc);
+    if (!feeds) FEEDS_OF.set(doc, (feeds = new Set()));
+    feeds.add(this);
+    doc.addEventListener('keydown', this.#onPageKeyDown);
   }
+
+  /** Stops listening to the page. */
+  destroy(): void {
+    const doc = this.#host.viewport.ownerDocument;
+    FEEDS_OF.get(doc)?.delete(this);
+    doc.removeEventListener('keydown', this.#onPageKeyDown);
+  }
+
+  /**
+   * A key the page heard with nothing focused (the document's body has it). The feed takes it when it
+   * is the page's one feed and at least half of it is in view: its inputs, buttons and links keep
+   * their keys, a page with two feeds or with the feed scrolled away keeps its own scrolling.
+   */
+  readonly #onPageKeyDown = (event: KeyboardEvent): void => {
+    const viewport = this.#host.viewport;
+    const doc = viewport.ownerDocument;
+    const active = doc.activeElement;
+    if (active !== null && active !== doc.body && active !== doc.documentElement) return;
+    if (FEEDS_OF.get(doc)?.size !== 1) return;
+    const box = viewport.getBoundingClientRect();
+    const window = doc.defaultView;
+    if (!window || box.height <= 0) return;
+    const seen = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+    if (seen < box.height / 2) return;
+    this.#onKeyDown(event);
+  };
 
   /** Forgets the gesture in progress (the feed moved, a sheet opened, the items changed). */
   reset(): void {

@@ -1,5 +1,6 @@
 import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
+import { FeedController } from '../../host/feed/feed-controller.js';
 import { feedFixtureUrl, feedSuite, type PagePoint, quiet, templateItems } from './support/feed.js';
 import { sleep, waitUntil } from './support/probe.js';
 
@@ -170,6 +171,44 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     expect(keysOf('t0')).to.deep.equal(['ArrowDown', 'x', 'ArrowRight']);
     await sleep(100);
     expect(controller.index).to.equal(0);
+  });
+
+  it("with nothing focused on the page, the page's one feed takes ↑ ↓ (no click, no focus() first); a focused input keeps them", async () => {
+    const feed = mount({ items: templateItems(3) });
+    const { controller } = feed;
+    await reports.waitFor('playback', 't0');
+    await quiet(controller);
+    (document.activeElement as HTMLElement | null)?.blur();
+    expect(document.activeElement === document.body || document.activeElement === null).to.equal(true, 'nothing focused');
+    await press(['ArrowDown']);
+    await waitUntil(() => controller.index === 1, 'ArrowDown from the page to move the feed');
+    await quiet(controller);
+    // The page's own input keeps its keys.
+    const input = document.createElement('input');
+    document.body.append(input);
+    try {
+      input.focus();
+      await press(['ArrowUp']);
+      await sleep(300);
+      expect(controller.index).to.equal(1);
+      // A second feed on the page: neither takes the page's keys (which one would the viewer mean?).
+      input.blur();
+      const other = document.createElement('div');
+      document.body.append(other);
+      const second = new FeedController({ container: other, items: [] });
+      try {
+        await press(['ArrowUp']);
+        await sleep(300);
+        expect(controller.index).to.equal(1);
+      } finally {
+        second.destroy();
+        other.remove();
+      }
+      await press(['ArrowUp']);
+      await waitUntil(() => controller.index === 0, 'ArrowUp from the page, the second feed gone');
+    } finally {
+      input.remove();
+    }
   });
 
   it('checks forwarded wheel and key events at the door, and only after load()', async () => {
