@@ -10,7 +10,7 @@ let demo: DemoServer;
 try {
   demo = await startDemo(prod ? { distDir: DEFAULT_DIST_DIR } : {});
 } catch (error) {
-  if (isPlatformError(error) && error.code === 'NOT_FOUND') {
+  if (isPlatformError(error) && (error.code === 'NOT_FOUND' || error.code === 'INVALID_CONFIG')) {
     console.error(error.message);
     process.exit(1);
   }

@@ -52,6 +52,7 @@ import {
   VCC_HEADER,
   type SignalingServer,
 } from '../signaling/index.js';
+import { parsePort, PORT_RULE } from '../signaling/port.js';
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed, type PublishedRemix } from './catalog.js';
 import { Forwarder } from './lib/forward.js';
 import { chimeWav, radioWav, treasurePng } from './lib/media.js';
@@ -121,6 +122,9 @@ const VIEWER_TOKEN_SECONDS = 15 * 60;
 
 /** Starts the demo: the signaling server, the services, Vite and the demo API on one port. */
 export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> {
+  // Checked before anything starts: `PORT=abc` is told in a sentence, not by listen()'s RangeError.
+  const listenPort = options.port ?? parsePort(process.env['PORT'] ?? '5173');
+  if (listenPort === null) throw new PlatformError('INVALID_CONFIG', `PORT wants ${PORT_RULE}, got "${process.env['PORT'] ?? ''}"`);
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.platform-data'));
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const distDir = options.distDir === undefined ? null : resolve(options.distDir);
@@ -300,7 +304,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
 
   await new Promise<void>((resolveListen, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(options.port ?? Number(process.env['PORT'] ?? 5173), options.host ?? process.env['HOST'] ?? '127.0.0.1', () => {
+    httpServer.listen(listenPort, options.host ?? process.env['HOST'] ?? '127.0.0.1', () => {
       httpServer.off('error', reject);
       resolveListen();
     });

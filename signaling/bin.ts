@@ -42,6 +42,7 @@
  * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
+import { parsePort, PORT_RULE } from './port.js';
 import { createSignalingServer, type SignalingLimits, type SignalingProject, type SignalingServerOptions } from './server.js';
 import type { TokenKey } from './services/identity.js';
 
@@ -101,6 +102,12 @@ function pair(text: string, what: string): [string, string] {
   const at = text.indexOf(':');
   if (at <= 0 || at === text.length - 1) fail(`${what} wants a:b, got "${text}"`);
   return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+}
+function port(text: string | undefined): number {
+  if (text === undefined) return 8787;
+  const parsed = parsePort(text);
+  if (parsed === null) fail(`--port (or PORT) wants ${PORT_RULE}, got "${text}"`);
+  return parsed;
 }
 function number(text: string | undefined, what: string): number | undefined {
   if (text === undefined) return undefined;
@@ -195,7 +202,7 @@ const secretKey = values['secret-key'] ?? env['PLATFORM_SECRET_KEY'];
 const anonymous = values['allow-anonymous-tokens'] ?? ['1', 'true'].includes(env['PLATFORM_ALLOW_ANONYMOUS_TOKENS'] ?? '');
 
 const options: SignalingServerOptions = {
-  port: number(values.port ?? env['PORT'], '--port') ?? 8787,
+  port: port(values.port ?? env['PORT']),
   ...(host ? { host } : {}),
   projects,
   limits,

@@ -62,6 +62,17 @@ describe('npm start (demo/serve.ts)', () => {
     }
   });
 
+  it('a PORT that is not a port (abc, 99999, -1) is one line saying what a port is, exit 1, no stack', async () => {
+    for (const PORT of ['abc', '99999', '-1']) {
+      const started = serve({ PORT });
+      children.push(started.child);
+      const { code } = await within(started.exited, 60_000, `the refusal of PORT=${PORT}`);
+      assert.equal(code, 1, started.output());
+      assert.match(started.output(), new RegExp(`PORT wants a whole number from 0 \\(any free port\\) to 65535, got "${PORT}"`));
+      assert.doesNotMatch(started.output(), /\n\s+at /, 'no stack trace');
+    }
+  });
+
   it('Ctrl-C stops it while a tab keeps its page connection, the HMR socket and a Dispatch socket open', async () => {
     const started = serve({ PORT: '0' });
     children.push(started.child);

@@ -116,6 +116,19 @@ describe('closing the integrated server', () => {
 });
 
 describe('the platform-kit-server bin', () => {
+  it('a --port that is not a port (abc, 99999, -1) is one line saying what a port is, exit 2, no stack', { timeout: 60_000 }, async () => {
+    const bin = fileURLToPath(new URL('../../signaling/bin.ts', import.meta.url));
+    for (const port of ['abc', '99999', '-1']) {
+      const child = spawn(process.execPath, ['--import', 'tsx', bin, `--port=${port}`, '--project', 'demo:demo-token'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.equal(code, 2, output);
+      assert.equal(output.trim(), `platform-kit-server: --port (or PORT) wants a whole number from 0 (any free port) to 65535, got "${port}"`);
+    }
+  });
+
   it('takes the services options, prints its URL and stops on SIGTERM', { timeout: 30_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-bin-'));
     const bin = fileURLToPath(new URL('../../signaling/bin.ts', import.meta.url));
