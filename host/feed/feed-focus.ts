@@ -134,7 +134,9 @@ export class FeedFocus {
     const frame = live.frame;
     const why =
       frame.state === 'loading'
-        ? `did not link (no hello) ${within}`
+        ? live.pageLoaded
+          ? 'loaded a page that never said hello (not found, or a page without the kit); it was skipped'
+          : `did not link (no hello) ${within}`
         : frame.pageFeedSdk === true
           ? `made a FeedSdk and did not call load() ${within}`
           : `did not finish loading its page ${within}`;

@@ -74,6 +74,12 @@ export function frameAllow(feedAllow: string | undefined, itemUrl: string | unde
 }
 
 /** One live template; see the module comment. */
+/**
+ * How long after its page loaded a frame that has not said hello is given: a template's module
+ * scripts run before the page's load event, and its hello goes out as the kit is imported.
+ */
+const NO_HELLO_AFTER_PAGE_LOAD_MS = 2_000;
+
 export class LiveFrame {
   /** The swipe tracker's name for this template's touches. */
   readonly sourceId = `frame-${nextSourceId++}`;
@@ -91,7 +97,11 @@ export class LiveFrame {
   readonly #settings: LiveFrameSettings;
   readonly #hooks: LiveFrameHooks;
   readonly #view: LiveFrameView | null;
+  /** Whether the iframe's page has loaded (its `load` event), with or without the kit. */
+  pageLoaded = false;
   #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  /** performance.now() when the load timer of the current attach runs out. */
+  #loadDeadline = 0;
   #checkTimer: ReturnType<typeof setTimeout> | undefined;
   #unsubscribe: (() => void)[] = [];
 
@@ -134,6 +144,8 @@ export class LiveFrame {
       frame.on('load', () => this.#onLoaded()),
       frame.on('link', ({ relinked }) => {
         clearTimeout(this.#checkTimer);
+        // Linked after all: the whole load timer again, not the short wait of a page without a hello.
+        if (!relinked) this.#armLoadTimer(Math.max(0, this.#loadDeadline - performance.now()));
         if (this.status === 'unframeable') {
           this.status = 'loading';
           this.element.classList.remove('is-unframeable');
@@ -146,8 +158,19 @@ export class LiveFrame {
       frame.on('unlinked', ({ error }) => this.#hooks.unlinked(this, error)),
     ];
     if (source.attachExtras) this.#unsubscribe.push(...source.attachExtras(frame));
+    // The iframe's own load: its page (a 404 too) is in, and a page with the kit says hello as it
+    // runs. No hello soon after is a page without the kit, told apart and skipped in seconds, not
+    // left "Loading…" for the whole load timer.
+    const onPageLoad = (): void => {
+      this.pageLoaded = true;
+      if (frame.state === 'loading' && this.status === 'loading') this.#armLoadTimer(Math.min(NO_HELLO_AFTER_PAGE_LOAD_MS, Math.max(0, this.#loadDeadline - performance.now())));
+    };
+    frame.iframe.addEventListener('load', onPageLoad);
+    this.#unsubscribe.push(() => frame.iframe.removeEventListener('load', onPageLoad));
     this.element.append(frame.iframe);
-    this.#loadTimer = setTimeout(() => this.#onLoadTimeout(), settings.loadTimeoutMs);
+    this.pageLoaded = false;
+    this.#loadDeadline = performance.now() + settings.loadTimeoutMs;
+    this.#armLoadTimer(settings.loadTimeoutMs);
     if (source.checkFramable) this.#checkTimer = setTimeout(() => this.#onUnframeable(), settings.frameCheckTimeoutMs);
   }
 
@@ -168,6 +191,11 @@ export class LiveFrame {
     if (this.index !== -1) this.element.remove();
   }
 
+  #armLoadTimer(ms: number): void {
+    clearTimeout(this.#loadTimer);
+    this.#loadTimer = setTimeout(() => this.#onLoadTimeout(), ms);
+  }
+
   #onLoaded(): void {
     if (!this.#hooks.isLive(this)) return;
     clearTimeout(this.#loadTimer);
@@ -186,8 +214,8 @@ export class LiveFrame {
     this.status = 'loading';
     this.element.classList.remove('is-loaded');
     this.#view?.setState('loading', this.src);
-    clearTimeout(this.#loadTimer);
-    this.#loadTimer = setTimeout(() => this.#onLoadTimeout(), this.#settings.loadTimeoutMs);
+    this.#loadDeadline = performance.now() + this.#settings.loadTimeoutMs;
+    this.#armLoadTimer(this.#settings.loadTimeoutMs);
   }
 
   #onLoadTimeout(): void {

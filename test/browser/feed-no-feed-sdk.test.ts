@@ -31,4 +31,20 @@ describe('feed: a template without a FeedSdk (issue 24)', () => {
     expect(skips[0]?.index).to.equal(1);
     expect(skips[0]?.message).to.match(/made a FeedSdk and did not call load\(\) within 1500 ms; it was skipped$/);
   });
+
+  it('skips a template URL that answers 404 (a page that never says hello) within seconds of its page loading, and says so, not "did not call load()"', async () => {
+    const items: FeedItem[] = [
+      { url: feedFixtureUrl('there-is-no-such-template', { tag: 'missing' }), id: 'missing' },
+      { url: feedFixtureUrl('template', { tag: 'after' }), id: 'after' },
+    ];
+    // A load timer longer than this test's own timeout: only the page's load without a hello can skip it in time.
+    feed = mountFeed({ items, loadTimeoutMs: 60_000 });
+    const { controller } = feed;
+    const skips: { index: number; message: string }[] = [];
+    controller.on('skip', ({ index, error }) => skips.push({ index, message: error.message }));
+    await waitUntil(() => controller.statusAt(0) === 'skipped', 'the 404 to be skipped', 12_000);
+    expect(skips).to.have.length(1);
+    expect(skips[0]?.message).to.match(/there-is-no-such-template.* loaded a page that never said hello \(not found, or a page without the kit\); it was skipped$/);
+    await waitUntil(() => controller.statusAt(1) === 'loaded', 'the next template to be shown', 12_000);
+  });
 });
