@@ -31,7 +31,7 @@ export interface BarSpec {
 export function renderBar(spec: BarSpec): TemplateResult {
   const { compact, remixing } = spec;
   return html`<div class=${compact ? 'bar compact' : 'bar'} role="toolbar" aria-label="Remix" @keydown=${onToolbarKeydown}>
-    <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => spec.switchTo(true)}>Remix</button>
+    <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => spec.switchTo(true)}>Edit</button>
     <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => spec.switchTo(false)}>Preview</button>
     <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!spec.canUndo} @click=${spec.undo}>${compact ? '↶' : 'Undo'}</button>
     <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!spec.canRedo} @click=${spec.redo}>${compact ? '↷' : 'Redo'}</button>

@@ -32,6 +32,7 @@ export abstract class MediaControl extends VccControl {
   static override properties: PropertyDeclarations = {
     progress: { state: true },
     localPreview: { state: true },
+    durationS: { state: true },
   };
 
   static override styles = [
@@ -77,6 +78,8 @@ export abstract class MediaControl extends VccControl {
   declare protected progress: number | null;
   /** Object URL of the file being uploaded, shown until the upload ends. */
   declare protected localPreview: string | null;
+  /** The preview's length in seconds once its metadata is in (a sound or a video), else null. */
+  declare protected durationS: number | null;
   #abort: AbortController | null = null;
   #dragDepth = 0;
 
@@ -84,6 +87,7 @@ export abstract class MediaControl extends VccControl {
     super();
     this.progress = null;
     this.localPreview = null;
+    this.durationS = null;
   }
 
   override disconnectedCallback(): void {
@@ -158,13 +162,28 @@ export abstract class MediaControl extends VccControl {
       case 'image':
         return html`<img id="preview" src=${url} alt=${`${this.name} preview`} />`;
       case 'video':
-        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`}></video>`;
+        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video>${this.#renderDuration()}`;
       case 'sound':
-        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`}></audio>`;
+        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio>${this.#renderDuration()}`;
       default:
         return html`<a id="preview" href=${url} target="_blank" rel="noopener noreferrer">${fileName(url)}</a>`;
     }
   }
+
+  // The browser's own controls round a clip under a second down to "0:00 / 0:00": its length is
+  // said here too, in tenths of a second while it is short.
+  #renderDuration(): TemplateResult | typeof nothing {
+    return this.durationS === null ? nothing : html`<span class="description" id="duration">${formatDuration(this.durationS)}</span>`;
+  }
+
+  readonly #onMetadata = (event: Event): void => {
+    const seconds = (event.target as HTMLMediaElement).duration;
+    this.durationS = Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+  };
+
+  readonly #onEmptied = (): void => {
+    this.durationS = null;
+  };
 
   readonly #choose = (): void => {
     this.renderRoot.querySelector<HTMLInputElement>('#file')?.click();
@@ -326,4 +345,11 @@ function fileName(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** A clip's length as people read it: "0.5 s" under ten seconds, else "1:05". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 10) return `${(Math.round(seconds * 10) / 10).toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
 }
