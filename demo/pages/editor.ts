@@ -82,10 +82,11 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
 
   // The header says what is true now: an error shows until the next accepted change or a
   // switch between editing and Preview, not for the rest of the session.
+  // A phone's header has two short lines for it: the title, not the instructions (Customize is in sight below).
   const editingText = (): string =>
-    `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}: ${editor.compact ? 'tap a part of the template, or Customize' : 'click a part of the template, or use the panel'}`;
+    `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}${editor.compact ? '' : ': click a part of the template, or use the panel'}`;
   const showState = (): void => {
-    status.textContent = editor.session?.remixing === false ? `Preview of your ${template.title}: as viewers will see it` : editingText();
+    status.textContent = editor.session?.remixing === false ? (editor.compact ? `Preview of your ${template.title}` : `Preview of your ${template.title}: as viewers will see it`) : editingText();
     delete status.dataset['error'];
   };
   editor.addEventListener('platform-editor-ready', () => {

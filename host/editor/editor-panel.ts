@@ -61,7 +61,7 @@ function panelScopes(customization: BuiltCustomization, spec: PanelSpec): Templa
     .map(
       (scope) => html`<section aria-labelledby=${`scope-${scope.key}`}>
         <h2 id=${`scope-${scope.key}`}>${scope.name ?? scope.key}</h2>
-        ${scope.description ? html`<p class="status">${scope.description}</p>` : nothing}
+        ${scope.description ? html`<p class="scope-description">${scope.description}</p>` : nothing}
         ${scope.fields.map((field) => {
           const path = [scope.key, field.key];
           return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;

@@ -110,6 +110,13 @@ export const editorStyles = css`
   .panel .field {
     margin-bottom: 12px;
   }
+  /* Wraps, however long: the bar's status style (one line, an ellipsis) left long descriptions unreadable on a phone. */
+  .panel .scope-description {
+    color: var(--platform-control-muted, #5c5c66);
+    font-size: 0.9em;
+    margin: 0 0 8px;
+    overflow-wrap: anywhere;
+  }
   .overlay {
     position: fixed;
     inset: auto;

@@ -63,6 +63,32 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
     assert.equal(await vault.getAttribute('.secret', 'data-sha256'), createHash('sha256').update('edited secret').digest('hex').slice(0, 16));
   });
 
+  it("phone: the editor's header shows the whole title (two short lines, no ellipsis), and the sketch's own player row reads at full contrast", async () => {
+    const { page } = await open('/editor.html?template=sketch', true);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
+    const status = await page.evaluate(() => {
+      const element = document.querySelector<HTMLElement>('.top .status')!;
+      return { text: element.textContent, cut: element.scrollHeight > element.clientHeight + 1 || element.scrollWidth > element.clientWidth + 1 };
+    });
+    assert.equal(status.text, 'Remixing Sketch party');
+    assert.equal(status.cut, false, 'the title is whole');
+    const sketch = await templateFrame(page, '/templates/sketch/');
+    await sketch.waitForSelector('.players button:disabled');
+    // WCAG's contrast ratio of the row's text on its background: 4.5 or more reads; the old grey on lavender was about 2.
+    const colors = await sketch.evaluate(() => {
+      const style = getComputedStyle(document.querySelector<HTMLElement>('.players button:disabled')!);
+      return [style.color, style.backgroundColor];
+    });
+    const rgb = (css: string): number[] => (css.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+    const luminance = (channels: number[]): number => {
+      const [r = 0, g = 0, b = 0] = channels.map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [light = 0, dark = 0] = colors.map((color) => luminance(rgb(color))).sort((a, b) => b - a);
+    const ratio = (light + 0.05) / (dark + 0.05);
+    assert.ok(ratio >= 4.5, `contrast ${ratio.toFixed(2)}`);
+  });
+
   it("the editor's header drops an error once a later change is accepted, and in Preview", async () => {
     const { page } = await open('/editor.html?template=greeting', false);
     await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
