@@ -40,13 +40,11 @@ import express from 'express';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { createCustomizationBuilder, formatProblem } from '../cli/build-customization.js';
 import { KEYSTORE_SCHEME } from '../protocol/customization.js';
-import { assertPlainData, DEFAULT_MAX_JSON_DEPTH, isPrototypeKey, jsonDepthWithin } from '../protocol/data.js';
 import {
   createMemoryStore,
   createSignalingServer,
   isPlatformError,
   Keystore,
-  KNOWN_CONTENT_TYPES,
   PlatformError,
   requestUserToken,
   VCC_HEADER,
@@ -55,11 +53,15 @@ import {
 import { parsePort, PORT_RULE } from '../signaling/port.js';
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed, type PublishedRemix } from './catalog.js';
 import { Forwarder } from './lib/forward.js';
+import { sendError, sendJson, statusOf } from './lib/answers.js';
+import { readJson, valuesProblem } from './lib/json-body.js';
 import { chimeWav, radioWav, treasurePng } from './lib/media.js';
 import { PREVIEW_ID_PATTERN, PreviewStore } from './lib/previews.js';
 import { RemixStore } from './lib/remix-store.js';
 import { ShardMonitor } from './lib/shard-monitor.js';
 import { serveStatic } from './lib/static-files.js';
+import { uploadLimits, type DemoUploadLimits } from './lib/upload-limits.js';
+import { DemoUploads } from './lib/uploads.js';
 import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js';
 import { DEMO_DIR, demoViteConfig, REPO_ROOT, templateEnv } from './vite-config.js';
 
@@ -69,7 +71,7 @@ export interface DemoOptions {
   readonly port?: number;
   /** Interface to listen on. Default `HOST` or 127.0.0.1 (Chromium resolves `localhost` to it, so both names reach the server). */
   readonly host?: string;
-  /** Where keys, secrets, CDN files and published remixes are kept. Default `<repo>/.platform-data`. */
+  /** Where keys, secrets, CDN files and published remixes are kept. Default `DEMO_DATA_DIR` or `<repo>/.platform-data`. */
   readonly dataDir?: string;
   /** Vite's log level. Default 'info'. */
   readonly logLevel?: 'info' | 'warn' | 'error' | 'silent';
@@ -79,6 +81,17 @@ export interface DemoOptions {
    * Default: Vite's dev server.
    */
   readonly distDir?: string;
+  /**
+   * Limits of the anonymous uploads (`PUT /demo-api/upload`): quota per client address, uploads
+   * at once, disk budget, expiry. Default: the environment (`DEMO_UPLOAD_TTL_SECONDS`…), else
+   * DEFAULT_UPLOAD_LIMITS (lib/upload-limits.ts).
+   */
+  readonly uploads?: Partial<DemoUploadLimits>;
+  /**
+   * Proxies in front of the demo that append to X-Forwarded-For: the upload quota counts the
+   * address the outermost one saw. Default `PLATFORM_TRUST_PROXY` or 0 (the socket's address).
+   */
+  readonly trustProxy?: number;
 }
 
 /** A running demo. */
@@ -107,8 +120,6 @@ export interface DemoServer {
 const VAULT_SECRET_NAME = 'vault-api-key';
 /** The owner of the demo project: their user tokens may upload and store secrets. */
 const DEMO_OWNER = 'demo-owner';
-/** Largest upload through the demo API (the media VCC default is 25 MB; a demo needs less). */
-const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 /**
  * The platform's admin key, a fixed development value like the project token: the host's backend
  * asks for user tokens with it. Server side only; never use a fixed key in production.
@@ -125,7 +136,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   // Checked before anything starts: `PORT=abc` is told in a sentence, not by listen()'s RangeError.
   const listenPort = options.port ?? parsePort(process.env['PORT'] ?? '5173');
   if (listenPort === null) throw new PlatformError('INVALID_CONFIG', `PORT wants ${PORT_RULE}, got "${process.env['PORT'] ?? ''}"`);
-  const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.platform-data'));
+  const dataDir = resolve(options.dataDir ?? process.env['DEMO_DATA_DIR'] ?? join(REPO_ROOT, '.platform-data'));
+  const limits = uploadLimits(options.uploads);
+  const trustProxy = options.trustProxy ?? Number(process.env['PLATFORM_TRUST_PROXY'] ?? 0);
+  if (!(Number.isInteger(trustProxy) && trustProxy >= 0)) throw new PlatformError('INVALID_CONFIG', 'trustProxy (PLATFORM_TRUST_PROXY) is a number of proxies (0: none)');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const distDir = options.distDir === undefined ? null : resolve(options.distDir);
   if (distDir !== null && !existsSync(join(distDir, 'index.html'))) {
@@ -135,6 +149,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   if (distDir === null) await buildTemplateCustomizations();
 
   const remixes = await RemixStore.open(dataDir);
+  const uploads = await DemoUploads.open({
+    limits,
+    directory: join(dataDir, 'cdn', DEMO_PROJECT_ID, 'uploads'),
+    trustProxy,
+    cdn: () => ({ url: signaling?.url ?? selfUrl(), projectId: DEMO_PROJECT_ID, projectToken: DEMO_PROJECT_TOKEN }),
+    log: (line) => console.error(line),
+  });
   const previews = new PreviewStore();
   const httpServer = createHttpServer();
   // Every TCP connection, upgraded ones too (Vite's HMR socket, the tunnels): close() ends them,
@@ -205,15 +226,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       return remix ? sendJson(response, 200, remix) : sendError(response, 404, 'NOT_FOUND', 'no such remix');
     }
     if (route === 'PUT /demo-api/upload') {
-      // The editor's upload function lands here: the file goes to the project CDN, and the
-      // VCC value is a path on this server that always redirects to a fresh signed URL.
-      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const extension = KNOWN_CONTENT_TYPES[contentType]?.[0];
-      if (!extension || !/^(image|audio|video)\//.test(contentType)) return sendError(response, 415, 'INVALID_ARGUMENT', `cannot upload ${contentType || 'a file without a content type'}`);
-      const body = await readBody(request, MAX_UPLOAD_BYTES);
-      const path = `uploads/${randomBytes(9).toString('base64url')}.${extension}`;
-      await keystore().upload(path, body, contentType);
-      return sendJson(response, 201, { url: `/media/${path}` });
+      // The editor's upload function lands here: the file is streamed to the project CDN, within
+      // the limits of lib/uploads.ts, and the VCC value is a path on this server that always
+      // redirects to a fresh signed URL, until the upload expires.
+      return uploads.handle(request, response);
     }
     if (route === 'POST /demo-api/secrets') {
       // The editor's storeSecret function: the secret goes into the keystore; only the key path comes back.
@@ -238,6 +254,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   const media = async (response: ServerResponse, url: URL): Promise<void> => {
     const path = url.pathname.slice('/media/'.length);
     if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*){0,7}$/.test(path)) return sendError(response, 400, 'INVALID_ARGUMENT', 'not a media path');
+    if (await uploads.expired(path)) return sendError(response, 404, 'NOT_FOUND', 'no such upload: uploads are kept for a while only');
     const signed = await keystore().generateSignedUrl(`${selfUrl()}/cdn/${DEMO_PROJECT_ID}/${path}`);
     response.writeHead(302, { location: signed, 'cache-control': 'no-store' });
     response.end();
@@ -327,6 +344,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     dataDir,
     adminKey: DEMO_ADMIN_KEY,
     cdnUrl: `${selfUrl()}/cdn`,
+    // The CDN's cap is the demo's: an upload the demo streams in is refused by both or by neither.
+    uploadLimits: { maxUploadBytes: limits.maxUploadBytes },
     log: (line) => console.error(line),
   });
   try {
@@ -334,6 +353,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
   } catch (error) {
     await new Promise<void>((resolveClose) => httpServer.close(() => resolveClose()));
     await vite?.close();
+    await uploads.close();
     throw error;
   }
   signaling = server;
@@ -379,6 +399,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       await server.close();
       await store.close();
       await remixes.close();
+      await uploads.close();
     })();
     return closing;
   }
@@ -428,94 +449,4 @@ function readCookie(request: IncomingMessage, name: string): string | undefined 
 /** A demo guest's name, the same for the same id: "Guest 1234". */
 function guestName(userId: string): string {
   return `Guest ${1000 + (Number.parseInt(userId.slice(-4), 16) % 9000)}`;
-}
-
-function statusOf(code: string): number {
-  switch (code) {
-    case 'INVALID_ARGUMENT':
-    case 'INVALID_VALUE':
-    case 'INVALID_PATH':
-    case 'INVALID_MESSAGE':
-      return 400;
-    case 'UNAUTHORIZED':
-      return 401;
-    case 'FORBIDDEN':
-      return 403;
-    case 'NOT_FOUND':
-      return 404;
-    case 'PAYLOAD_TOO_LARGE':
-      return 413;
-    default:
-      return 500;
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
-function sendError(response: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(response, status, { error: { name: 'PlatformError', code, message: `platform-kit demo: ${message.replace(/^platform-kit: /, '')}` } });
-}
-
-function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        reject(new PlatformError('PAYLOAD_TOO_LARGE', `the body is over ${maxBytes} bytes`));
-        request.resume();
-      } else chunks.push(chunk);
-    });
-    request.once('end', () => resolveBody(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
-}
-
-async function readJson(request: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
-  const text = (await readBody(request, maxBytes)).toString('utf8');
-  // Refused on the text, before JSON.parse: nothing that walks or re-serializes the value later meets one thousands of levels deep.
-  if (!jsonDepthWithin(text, DEFAULT_MAX_JSON_DEPTH)) throw new PlatformError('INVALID_MESSAGE', `the body nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    if (isPlatformError(error)) throw error;
-    parsed = undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new PlatformError('INVALID_ARGUMENT', 'the body must be a JSON object');
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** Scopes of the platform's own: a remix does not set them. */
-const RESERVED_SCOPES = new Set(['metadata', 'serviceMap']);
-
-/**
- * What is wrong with published remix values, or undefined for `{ scope: { key: plain data } }`.
- * Scopes and keys named like a property of Object.prototype (`toString`, `hasOwnProperty`,
- * `__proto__`…) are refused here, at the door: the platform signs these values for the vault's
- * backend, and every reader after this one would have to get them right too.
- */
-function valuesProblem(value: unknown): { code: 'INVALID_ARGUMENT' | 'INVALID_PATH' | 'INVALID_VALUE'; message: string } | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { code: 'INVALID_ARGUMENT', message: 'values must be { scope: { key: value } }' };
-  for (const [scope, entries] of Object.entries(value)) {
-    if (isPrototypeKey(scope)) return { code: 'INVALID_PATH', message: `the scope "${scope.slice(0, 64)}" is a name of Object.prototype` };
-    if (RESERVED_SCOPES.has(scope)) return { code: 'INVALID_ARGUMENT', message: `the scope "${scope}" is the platform's own` };
-    if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) return { code: 'INVALID_ARGUMENT', message: 'values must be { scope: { key: value } }' };
-    for (const [key, item] of Object.entries(entries as Record<string, unknown>)) {
-      if (isPrototypeKey(key)) return { code: 'INVALID_PATH', message: `the key "${scope.slice(0, 64)}.${key.slice(0, 64)}" is a name of Object.prototype` };
-      try {
-        assertPlainData(item);
-      } catch (error) {
-        return { code: 'INVALID_VALUE', message: `"${scope.slice(0, 64)}.${key.slice(0, 64)}": ${(error as Error).message}` };
-      }
-    }
-  }
-  return undefined;
 }
