@@ -37,6 +37,7 @@ export class ProblemOverlay {
     title.textContent = 'Problems in the customization files';
     const list = document.createElement('pre');
     list.style.margin = '0';
+    list.style.whiteSpace = 'pre-wrap';
     list.textContent = text;
     const note = document.createElement('p');
     note.textContent = 'The last good version of each file is in use until you fix it; this closes by itself when the files are good.';
