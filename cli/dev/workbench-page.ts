@@ -23,7 +23,7 @@ nav button[aria-selected="true"]{background:#6366f1}
 main{min-height:0;overflow:auto}
 section[hidden]{display:none!important}
 #editor-pane{display:grid;grid-template-columns:minmax(0,1fr) auto;gap:1rem;padding:1rem;height:100%}
-#editor-pane .frame{display:flex;flex-direction:column;min-height:0;min-width:0}
+#editor-pane .frame,#editor-pane .phone-column{display:flex;flex-direction:column;min-height:0;min-width:0}
 #editor-pane h2,#players-pane h2,#feed-pane h2{font-size:.8125rem;margin:0 0 .375rem;color:#4b5563;font-weight:600}
 #editor-pane platform-editor{flex:1;min-height:420px;background:#fff;border:1px solid #d1d5db;border-radius:.5rem;overflow:hidden}
 .phone{width:390px;height:844px;max-height:calc(100vh - 9rem);border:10px solid #111827;border-radius:2rem;overflow:hidden;background:#fff;flex:none}
@@ -52,7 +52,8 @@ section[hidden]{display:none!important}
   #editor-pane{grid-template-columns:1fr;padding:0}
   #editor-pane .phone-column{display:none}
   #editor-pane .frame h2{display:none}
-  #editor-pane platform-editor{border:0;border-radius:0;min-height:0}
+  #editor-pane platform-editor{border:0;border-radius:0;min-height:0;flex:1}
+  #checks{font-size:.75rem;padding:.25rem .5rem}
   #feed-pane{padding:0}
   #feed-pane h2{display:none}
   #feed-pane .phone{width:100%;height:100%;max-height:none;border:0;border-radius:0}

@@ -89,6 +89,8 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
   before(async () => {
     await mkdir(join(ROOT, 'test-artifacts'), { recursive: true });
     work = await mkdtemp(join(ROOT, 'test-artifacts/kit-dev-'));
+    // The package is dist/: built from the sources now, so the test never packs a stale one.
+    await run('npm', ['run', 'build:lib'], { cwd: ROOT });
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     const tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
     // `npx platform-kit create app`: the packed kit's own bin, run from where npx would unpack it.
@@ -171,8 +173,20 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     await page.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => /focus 2/.test(li.textContent ?? '')), undefined, { timeout: 10_000 });
-    const remixFrames = page.frames().filter((frame) => frame.url().includes('pkdev=feed'));
-    await Promise.any(remixFrames.map((frame) => titleIs(frame, 'My remix', 10_000)));
+    // The remix item: the template's URL again, with the published values.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('#log li')].some((li) => /published Remix 1/.test(li.textContent ?? '')),
+      undefined,
+      { timeout: 5_000 },
+    );
+    const deadline = Date.now() + 15_000;
+    let titles: string[] = [];
+    while (Date.now() < deadline) {
+      titles = await Promise.all(page.frames().filter((frame) => frame.url().includes('pkdev=feed')).map((frame) => frame.evaluate(() => document.querySelector('h1')?.textContent ?? '').catch(() => '')));
+      if (titles.includes('My remix')) break;
+      await page.waitForTimeout(200);
+    }
+    assert.ok(titles.includes('My remix'), `the feed's frames show ${JSON.stringify(titles)}, not the remix`);
     await page.waitForTimeout(600); // the snap
     await shot(page, 'feed');
 

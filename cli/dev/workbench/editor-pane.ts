@@ -52,9 +52,6 @@ export function startEditorPane(pane: HTMLElement, state: WorkbenchState, parts:
 function column(pane: HTMLElement, className: string, title: string): HTMLElement {
   const element = document.createElement('div');
   element.className = className;
-  element.style.display = 'flex';
-  element.style.flexDirection = 'column';
-  element.style.minHeight = '0';
   const heading = document.createElement('h2');
   heading.textContent = title;
   element.append(heading);
