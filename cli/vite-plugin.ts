@@ -55,11 +55,24 @@ export interface PlatformKitPluginOptions {
   readonly envTypes?: string | false;
 }
 
+/**
+ * What the plugin offers other plugins and tools (`plugin.api`): `platform-kit dev` hears every
+ * build through it, to show a customization's problems in the browser.
+ */
+export interface PlatformKitPluginApi {
+  /** Calls `listener` after every build (a problem-free one too); returns the remover. */
+  onBuild(listener: (result: CustomizationBuildResult) => void): () => void;
+}
+
+/** The plugin's name, by which a tool finds it among Vite's resolved plugins. */
+export const PLATFORM_KIT_PLUGIN_NAME = 'platform-kit';
+
 /** Creates the Platform Kit Vite plugin. */
-export function platformKit(options: PlatformKitPluginOptions = {}): Plugin {
+export function platformKit(options: PlatformKitPluginOptions = {}): Plugin<PlatformKitPluginApi> {
   const state = new CustomizationPluginState(options);
   return {
-    name: 'platform-kit',
+    name: PLATFORM_KIT_PLUGIN_NAME,
+    api: { onBuild: (listener) => state.onBuild(listener) },
     configResolved: (config) => state.configResolved(config),
     buildStart: async () => void (await state.rebuild()),
     configureServer: (server) => state.watch(server),
@@ -104,6 +117,7 @@ class CustomizationPluginState {
   /** The warnings last shown (unknown type names…), likewise. */
   #shownWarnings = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #buildListeners = new Set<(result: CustomizationBuildResult) => void>();
   #verifyTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly options: PlatformKitPluginOptions) {}
@@ -118,6 +132,11 @@ class CustomizationPluginState {
       ...(this.options.env === undefined ? {} : { env: this.options.env }),
       ...(this.options.envTypes === undefined ? {} : { envTypes: this.options.envTypes }),
     });
+  }
+
+  onBuild(listener: (result: CustomizationBuildResult) => void): () => void {
+    this.#buildListeners.add(listener);
+    return () => this.#buildListeners.delete(listener);
   }
 
   stopTimers(): void {
@@ -142,6 +161,7 @@ class CustomizationPluginState {
       .then(
         (result) => {
           this.#logProblems(result, afterSave);
+          for (const listener of this.#buildListeners) listener(result);
           return result;
         },
         (error: unknown) => {

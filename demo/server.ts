@@ -9,7 +9,7 @@
  *     `/cdn/*`: the signaling server (createSignalingServer on its embedded
  *     defaults: shards in memory; keystore, CDN and keys in the data folder),
  *     which listens on a loopback port of its own; its WebSocket upgrades are
- *     tunnelled as raw TCP (lib/forward.ts) and its HTTP routes proxied;
+ *     tunnelled as raw TCP (cli/dev/forward.ts) and its HTTP routes proxied;
  *   - `/demo-api/*`, `/media/*`: the demo's own small API (publish remixes,
  *     uploads, secrets, the dashboard's JSON, signed media redirects, the
  *     viewer's identity token);
@@ -52,7 +52,7 @@ import {
 } from '../signaling/index.js';
 import { parsePort, PORT_RULE } from '../signaling/port.js';
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed, type PublishedRemix } from './catalog.js';
-import { Forwarder } from './lib/forward.js';
+import { Forwarder } from '../cli/dev/forward.js';
 import { sendError, sendJson, statusOf } from './lib/answers.js';
 import { readJson, valuesProblem } from './lib/json-body.js';
 import { chimeWav, radioWav, treasurePng } from './lib/media.js';

@@ -54,7 +54,19 @@ export class GuestLink {
     return this.#refused;
   }
 
+  /** The project the host named in its welcome (see WelcomeMessage.projectId), if any. */
+  get hostProjectId(): string | undefined {
+    return this.#hostProjectId;
+  }
+
+  /** Resolves once the link is made or the page runs standalone. */
+  settled(): Promise<void> {
+    if (this.#state !== 'connecting') return Promise.resolve();
+    return new Promise<void>((resolve) => this.#waiting.push({ resolve }));
+  }
+
   #state: GuestLinkState = 'connecting';
+  #hostProjectId: string | undefined;
   #refused = 0;
   readonly #options: GuestLinkOptions;
   readonly #helloId = newHelloId();
@@ -159,6 +171,7 @@ export class GuestLink {
       this.#caller?.close(new PlatformError('LINK_RESET', 'the host replaced the link'));
       this.#port.close();
     }
+    this.#hostProjectId = welcome.projectId;
     this.#link(port);
   };
 

@@ -39,6 +39,7 @@ import {
 } from '../protocol/link.js';
 import { createCallBudget, type CallBudget, type CallLimits, type Limited } from '../protocol/call-budget.js';
 import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
+import { PROJECT_ID_PATTERN } from '../protocol/signaling-constants.js';
 import { Emitter } from './emitter.js';
 import { HandlerLayers, type Gate, type HostHandlers } from './handler-layers.js';
 import { limitFrame } from './frame-limits.js';
@@ -72,6 +73,11 @@ export interface TemplateFrameOptions {
   readonly allow?: string;
   /** The iframe's accessible title. */
   readonly title?: string;
+  /**
+   * The platform project the template belongs to here, told to it in the welcome: its
+   * `Platform.dispatch` joins this project when the template was built without one.
+   */
+  readonly projectId?: string;
   /**
    * Messages the guest may send per second, sustained, once `maxCallsBurst`
    * is spent: every call on its port (allowed or refused), every answer to
@@ -209,12 +215,18 @@ export class TemplateFrame {
   /** Set once the guest spent its budget: every later call of the owner fails with it. */
   #unlinkedWith: PlatformError | null = null;
 
+  readonly #projectId: string | undefined;
+
   constructor(options: TemplateFrameOptions) {
     const src = new URL(options.src, location.href);
     if (src.protocol !== 'https:' && src.protocol !== 'http:') {
       throw new PlatformError('INVALID_ARGUMENT', `a template src must be an http(s) URL, not ${src.protocol}`);
     }
     if (options.allowedOrigins?.includes('*')) throw new PlatformError('INVALID_ARGUMENT', "allowedOrigins cannot hold '*'");
+    if (options.projectId !== undefined && !PROJECT_ID_PATTERN.test(options.projectId)) {
+      throw new PlatformError('INVALID_ARGUMENT', `projectId ${JSON.stringify(options.projectId.slice(0, 64))} is not a project id`);
+    }
+    this.#projectId = options.projectId;
     this.origin = src.origin;
     this.#acceptedOrigins = new Set([src.origin, ...(options.allowedOrigins ?? [])]);
     this.#handlers = new HandlerLayers(options.handlers ?? {});
@@ -396,7 +408,7 @@ export class TemplateFrame {
     channel.port1.start();
     this.#link = { helloId, port: channel.port1, caller, stopServing };
     this.#state = 'linked';
-    const welcome: WelcomeMessage = { type: 'platform-kit:welcome', version: PROTOCOL_VERSION, helloId };
+    const welcome: WelcomeMessage = { type: 'platform-kit:welcome', version: PROTOCOL_VERSION, helloId, ...(this.#projectId === undefined ? {} : { projectId: this.#projectId }) };
     // Answer the exact origin that said hello, never '*'.
     source.postMessage(welcome, origin, [channel.port2]);
     clearTimeout(this.#handshakeTimer);

@@ -18,6 +18,7 @@
  */
 import type { BuiltCustomization } from './customization.js';
 import type { PlainData, VccPath } from './data.js';
+import { PROJECT_ID_PATTERN } from './signaling-constants.js';
 
 /** Version of this wire format; a peer with another version is refused. */
 export const PROTOCOL_VERSION = 1;
@@ -36,6 +37,12 @@ export interface WelcomeMessage {
   readonly version: typeof PROTOCOL_VERSION;
   /** The helloId this answers. */
   readonly helloId: string;
+  /**
+   * The platform project the template belongs to in this host (its `Platform.dispatch` joins it
+   * when the template was built without one): a template is built once and embedded by hosts
+   * that each know their project.
+   */
+  readonly projectId?: string;
 }
 
 const HELLO_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -52,10 +59,13 @@ export function parseHello(data: unknown): HelloMessage | null {
 /** Guard: a {@link WelcomeMessage}, or null. */
 export function parseWelcome(data: unknown): WelcomeMessage | null {
   if (typeof data !== 'object' || data === null) return null;
-  const { type, version, helloId } = data as Record<string, unknown>;
+  const { type, version, helloId, projectId } = data as Record<string, unknown>;
   if (type !== 'platform-kit:welcome' || version !== PROTOCOL_VERSION) return null;
   if (typeof helloId !== 'string' || !HELLO_ID.test(helloId)) return null;
-  return { type, version, helloId };
+  if (projectId === undefined) return { type, version, helloId };
+  // A project id that is not one is a broken host: the welcome is refused, not half taken.
+  if (typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) return null;
+  return { type, version, helloId, projectId };
 }
 
 /** A fresh random hello id. */

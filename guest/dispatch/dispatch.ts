@@ -4,6 +4,7 @@
  * otherwise; the API and the guarantees are the same either way (see
  * event-sender.ts and event-receiver.ts).
  */
+import { getGuestLink } from '../link.js';
 import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
@@ -28,7 +29,10 @@ export interface BrowserDispatchOptions extends PeerTransportOptions {
    * the nodes behind one load-balanced URL).
    */
   readonly url?: string | readonly string[];
-  /** The project; `setProjectId` does the same. Default: the built customization's `metadata.projectId`. */
+  /**
+   * The project; `setProjectId` does the same. Default: the built customization's
+   * `metadata.projectId`, and when the build has none, the one the host names at the link.
+   */
   readonly projectId?: string;
   /** Use the WebRTC mesh. Default true; false relays every event. */
   readonly mesh?: boolean;
@@ -65,7 +69,7 @@ function controlUrl(base: string): string {
 function builtProjectId(): string | undefined {
   const values = getBuiltCustomization().values as { metadata?: { projectId?: unknown } } | undefined;
   const id = values?.metadata?.projectId;
-  return typeof id === 'string' ? id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** The browser Dispatch. `Platform.dispatch` is one of these; tests may make more with {@link createDispatch}. */
@@ -94,9 +98,28 @@ export class BrowserDispatch {
     this.#projectId = projectId;
   }
 
-  /** Connects to a shard; a second call returns the same connection. */
+  /**
+   * Connects to a shard; a second call returns the same connection. With no project id (none
+   * set, none built, and no host that names one) it rejects with `INVALID_CONFIG`, which
+   * `onError` hears too: a template built without one still runs in a host that gives one.
+   */
   connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
-    return this.#ensureSession().connect(config);
+    if (this.#session) return this.#session.connect(config);
+    const known = this.#projectId ?? this.#options.projectId ?? builtProjectId();
+    if (known) return this.#ensureSession(known).connect(config);
+    // Only the host can name it: wait for the link (a welcome, or standalone after its timeout).
+    const link = getGuestLink();
+    return link.settled().then(() => {
+      if (this.#session) return this.#session.connect(config);
+      const projectId = this.#projectId ?? this.#options.projectId ?? link.hostProjectId;
+      if (projectId) return this.#ensureSession(projectId).connect(config);
+      const error = new PlatformError(
+        'INVALID_CONFIG',
+        'no project id: the build has none (PLATFORM_PROJECT_ID), the host named none, and setProjectId() was not called',
+      );
+      for (const listener of [...this.#listeners.error]) listener(error);
+      throw error;
+    });
   }
 
   /** Leaves the shard and ends peer connections, sockets and timers. Idempotent. */
@@ -196,11 +219,8 @@ export class BrowserDispatch {
     };
   }
 
-  #ensureSession(): DispatchSession {
-    if (this.#session && this.#session.state !== 'closed' && this.#session.state !== 'idle') return this.#session;
+  #ensureSession(projectId: string): DispatchSession {
     if (this.#session) return this.#session;
-    const projectId = this.#projectId ?? this.#options.projectId ?? builtProjectId();
-    if (!projectId) throw new PlatformError('INVALID_CONFIG', 'no project id: call setProjectId() first');
     const options = this.#options;
     const session = new DispatchSession({
       url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),

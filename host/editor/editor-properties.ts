@@ -16,6 +16,7 @@ export abstract class EditorProperties extends LitElement {
     type: { type: String, reflect: true },
     mode: { type: String, reflect: true },
     projectId: { type: String, attribute: 'project-id' },
+    templateProjectId: { type: String, attribute: 'template-project-id' },
     remixId: { type: String, attribute: 'remix-id' },
     noDrafts: { type: Boolean, attribute: 'no-drafts' },
     draftDelayMs: { type: Number, attribute: 'draft-delay-ms' },
@@ -38,6 +39,11 @@ export abstract class EditorProperties extends LitElement {
   declare mode: EditorAttributes['mode'];
   /** The project being remixed: with remixId, names the draft. */
   declare projectId: string;
+  /**
+   * The platform project told to the template (TemplateFrameOptions.projectId): its
+   * Platform.dispatch joins it when the template was built without one. '' (the default): none.
+   */
+  declare templateProjectId: string;
   /** The remix: with projectId, names the draft. */
   declare remixId: string;
   /** Turns drafts off. */
@@ -72,6 +78,7 @@ export abstract class EditorProperties extends LitElement {
     this.type = 'instant';
     this.mode = 'new';
     this.projectId = '';
+    this.templateProjectId = '';
     this.remixId = '';
     this.noDrafts = false;
     this.draftDelayMs = 200;
@@ -90,6 +97,7 @@ export abstract class EditorProperties extends LitElement {
     return {
       src: this.src,
       projectId: this.projectId,
+      templateProjectId: this.templateProjectId,
       remixId: this.remixId,
       editorAttributes: this.editorAttributes(),
       values: this.values,

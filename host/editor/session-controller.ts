@@ -26,6 +26,8 @@ import { DraftSaver, loadDraft, type Draft } from './drafts.js';
 export interface SessionConfig {
   readonly src: string;
   readonly projectId: string;
+  /** Told to the template at the link ('' for none). */
+  readonly templateProjectId: string;
   readonly remixId: string;
   readonly editorAttributes: EditorAttributes;
   /** Values the remix starts with (an existing remix in `edit` mode), before any draft. */
@@ -128,7 +130,7 @@ export class EditorSessionController implements ReactiveController {
   hostUpdate(): void {
     // Before render: the render that follows already shows the new session.
     const config = this.#config();
-    const key = JSON.stringify([config.src, config.projectId, config.remixId]);
+    const key = JSON.stringify([config.src, config.projectId, config.templateProjectId, config.remixId]);
     if (key === this.#sessionKey) return;
     this.#stopFrame();
     this.#stopSession();
@@ -224,6 +226,7 @@ export class EditorSessionController implements ReactiveController {
       src: config.src,
       container,
       allowedOrigins: config.allowedOrigins,
+      ...(config.templateProjectId === '' ? {} : { projectId: config.templateProjectId }),
       title: config.title,
       handlers: this.#baseHandlers(config),
     });

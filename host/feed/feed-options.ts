@@ -56,6 +56,8 @@ export interface FeedControllerOptions {
   readonly sheetAnimationMs?: number;
   /** More origins each template's hello is accepted from (see TemplateFrameOptions). */
   readonly allowedOrigins?: readonly string[];
+  /** The platform project told to every item's template (TemplateFrameOptions.projectId): its Platform.dispatch joins it when built without one. */
+  readonly templateProjectId?: string;
   /**
    * The permissions policy of the items' iframes (their `allow` attribute),
    * e.g. `camera; microphone; autoplay` for templates that open peer
@@ -107,6 +109,7 @@ export interface FeedSettings {
   readonly sheetMs: number;
   readonly callTimeoutMs: number;
   readonly allowedOrigins: readonly string[];
+  readonly templateProjectId: string | undefined;
   readonly allow: string | undefined;
   readonly touchRate: RateLimit;
   readonly callRate: RateLimit;
@@ -129,6 +132,7 @@ export function feedSettings(options: FeedControllerOptions): FeedSettings {
     sheetMs: options.sheetAnimationMs ?? (reducedMotion ? 0 : 280),
     callTimeoutMs: options.callTimeoutMs ?? 5_000,
     allowedOrigins: options.allowedOrigins ?? [],
+    templateProjectId: options.templateProjectId,
     allow: options.allow,
     touchRate: options.touchRateLimit ?? DEFAULT_TOUCH_RATE,
     callRate: options.callRateLimit ?? DEFAULT_CALL_RATE,

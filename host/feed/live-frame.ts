@@ -17,6 +17,7 @@ import { TokenBucket } from './rate-limiter.js';
 /** What every live frame is made with. */
 export interface LiveFrameSettings {
   readonly allowedOrigins: readonly string[];
+  readonly templateProjectId: string | undefined;
   readonly callTimeoutMs: number;
   readonly loadTimeoutMs: number;
   readonly frameCheckTimeoutMs: number;
@@ -126,6 +127,7 @@ export class LiveFrame {
     const frame = new TemplateFrame({
       src: source.src,
       allowedOrigins: settings.allowedOrigins,
+      ...(settings.templateProjectId === undefined ? {} : { projectId: settings.templateProjectId }),
       callTimeoutMs: settings.callTimeoutMs,
       // Our own load timer decides; the frame's handshake timer only has to outlast it.
       handshakeTimeoutMs: settings.loadTimeoutMs + 1_000,

@@ -92,6 +92,7 @@ export class PlatformFeed extends LitElement {
     src: { type: String },
     loadTimeoutMs: { type: Number, attribute: 'load-timeout-ms' },
     frameCheckTimeoutMs: { type: Number, attribute: 'frame-check-timeout-ms' },
+    templateProjectId: { type: String, attribute: 'template-project-id' },
     snapDurationMs: { type: Number, attribute: 'snap-duration-ms' },
     allow: { type: String },
     label: { type: String },
@@ -134,6 +135,8 @@ export class PlatformFeed extends LitElement {
   declare loadTimeoutMs: number | undefined;
   /** A navigate or present target that has not said hello within this time gets the open-in-browser offer. Default 3000. Read when the feed starts. */
   declare frameCheckTimeoutMs: number | undefined;
+  /** The platform project told to every item's template (FeedControllerOptions.templateProjectId); read when the feed is made. */
+  declare templateProjectId: string | undefined;
   /** Length of the snap animation. Default 250 (0 with reduced motion). Read when the feed starts. */
   declare snapDurationMs: number | undefined;
   /**
@@ -169,6 +172,7 @@ export class PlatformFeed extends LitElement {
     this.src = '';
     this.loadTimeoutMs = undefined;
     this.frameCheckTimeoutMs = undefined;
+    this.templateProjectId = undefined;
     this.snapDurationMs = undefined;
     this.allow = undefined;
     this.label = 'Templates';
@@ -222,6 +226,7 @@ export class PlatformFeed extends LitElement {
     if (this.share !== undefined) options.share = this.share;
     if (this.loadTimeoutMs !== undefined) options.loadTimeoutMs = this.loadTimeoutMs;
     if (this.frameCheckTimeoutMs !== undefined) options.frameCheckTimeoutMs = this.frameCheckTimeoutMs;
+    if (this.templateProjectId) options.templateProjectId = this.templateProjectId;
     if (this.snapDurationMs !== undefined) options.snapDurationMs = this.snapDurationMs;
     if (typeof this.allow === 'string') options.allow = this.allow;
     if (this.actions.length > 0) options.actions = this.actions;

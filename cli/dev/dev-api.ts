@@ -1,0 +1,193 @@
+/**
+ * The workbench's small API (under `/__platform/`), and what it pushes to the page.
+ *
+ * On the workbench's origin:
+ *   GET  /__platform/state       the project, the template's URL, the neighbour's, the remixes, the problems
+ *   GET  /__platform/events      server-sent events: `problems`, `remix`, `report`, `presence`
+ *   POST /__platform/remixes     Finish: publish `{ values }` locally (this process only)
+ *   POST /__platform/identity    a user token for `{ player }` (each player its own identity)
+ * On the template's origin:
+ *   GET  /__platform/probe.js    the dev probe (probe-script.ts)
+ *   GET  /__platform/neighbour   the feed's neighbour, a template of the kit's own
+ *   POST /__platform/report      what the probe saw, passed on as `report`
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ViteDevServer } from 'vite';
+import { assertPlainData, DEFAULT_MAX_JSON_DEPTH, jsonDepthWithin } from '../../protocol/data.js';
+import { requestUserToken, type ShardStore } from '../../signaling/index.js';
+import type { CustomizationBuildResult } from '../build-customization.js';
+import { formatProblem } from '../customization-problems.js';
+import { NEIGHBOUR_HTML, PROBE_SCRIPT } from './probe-script.js';
+
+/** A remix published from the workbench. */
+export interface DevRemix {
+  readonly id: string;
+  readonly title: string;
+  readonly values: { readonly [scope: string]: { readonly [key: string]: unknown } };
+}
+
+/** Largest body the API reads: a remix's values, a probe's report. */
+const MAX_BODY_BYTES = 512 * 1024;
+/** How often the shards' presence is read for the page (the store has no change feed of its own). */
+const PRESENCE_POLL_MS = 250;
+
+/** What the API serves and where it asks. */
+export interface DevApiOptions {
+  readonly root: string;
+  readonly projectId: string;
+  readonly feedProjectId: string;
+  readonly templateOrigin: string;
+  /** The signaling server's own URL (identity tokens). */
+  readonly servicesUrl: string;
+  readonly adminKey: string;
+  readonly store: ShardStore;
+}
+
+export class DevApi {
+  readonly #options: DevApiOptions;
+  readonly #clients = new Set<ServerResponse>();
+  readonly #remixes: DevRemix[] = [];
+  #problems: string[] = [];
+  #presence = '';
+  readonly #poll: ReturnType<typeof setInterval>;
+
+  constructor(options: DevApiOptions) {
+    this.#options = options;
+    this.#poll = setInterval(() => void this.#readPresence(), PRESENCE_POLL_MS);
+    this.#poll.unref();
+  }
+
+  /** The plugin built the customization: its problems, pushed at once (the overlay's source). */
+  customizationBuilt(result: CustomizationBuildResult): void {
+    const problems = result.problems.map(formatProblem);
+    if (problems.join('\n') === this.#problems.join('\n')) return;
+    this.#problems = problems;
+    this.#push('problems', { problems });
+  }
+
+  workbenchRoute(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    if (route === 'GET /__platform/state') {
+      return sendJson(response, 200, {
+        projectId: this.#options.projectId,
+        feedProjectId: this.#options.feedProjectId,
+        templateUrl: `${this.#options.templateOrigin}/`,
+        neighbourUrl: `${this.#options.templateOrigin}/__platform/neighbour`,
+        remixes: this.#remixes,
+        problems: this.#problems,
+      });
+    }
+    if (route === 'GET /__platform/events') {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      response.write(': connected\n\n');
+      this.#clients.add(response);
+      request.once('close', () => this.#clients.delete(response));
+      return;
+    }
+    if (route === 'POST /__platform/remixes') {
+      readJson(request).then((body) => {
+        const values = body['values'];
+        if (typeof values !== 'object' || values === null || Array.isArray(values)) return sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: 'platform-kit dev: values must be { scope: { key: value } }' } });
+        assertPlainData(values);
+        const remix: DevRemix = { id: `remix-${this.#remixes.length + 1}`, title: `Remix ${this.#remixes.length + 1}`, values: values as DevRemix['values'] };
+        this.#remixes.push(remix);
+        this.#push('remix', remix);
+        sendJson(response, 201, remix);
+      }).catch((error: unknown) => sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: `platform-kit dev: ${(error as Error).message}` } }));
+      return;
+    }
+    if (route === 'POST /__platform/identity') {
+      readJson(request).then(async (body) => {
+        const player = typeof body['player'] === 'number' && Number.isInteger(body['player']) && body['player'] >= 1 && body['player'] <= 4 ? body['player'] : 0;
+        const userId = player === 0 ? 'dev-author' : `dev-player-${player}`;
+        const token = await requestUserToken({ adminKey: this.#options.adminKey, projectId: this.#options.projectId, userId, attributes: { username: player === 0 ? 'Author' : `Player ${player}` }, url: this.#options.servicesUrl });
+        sendJson(response, 200, { userToken: token.userToken, presumedRole: token.presumedRole, presumedAttributes: token.presumedAttributes });
+      }).catch((error: unknown) => sendJson(response, 500, { error: { code: 'INTERNAL', message: `platform-kit dev: ${(error as Error).message}` } }));
+      return;
+    }
+    sendJson(response, 404, { error: { code: 'NOT_FOUND', message: `platform-kit dev: no route ${route}` } });
+  }
+
+  templateRoute(request: IncomingMessage, response: ServerResponse, url: URL, vite: ViteDevServer): void {
+    const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    if (route === 'GET /__platform/probe.js') {
+      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(PROBE_SCRIPT);
+    } else if (route === 'GET /__platform/neighbour') {
+      // Through the template's Vite, so its `platform-kit/guest` import resolves as the template's does.
+      vite.transformIndexHtml('/__platform/neighbour', NEIGHBOUR_HTML).then(
+        (html) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html),
+        (error: unknown) => void response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
+      );
+    } else if (route === 'POST /__platform/report') {
+      readJson(request).then((body) => {
+        this.#push('report', { frame: String(body['frame'] ?? '').slice(0, 40), kind: String(body['kind'] ?? '').slice(0, 40), detail: String(body['detail'] ?? '').slice(0, 400) });
+        response.writeHead(204).end();
+      }).catch(() => void response.writeHead(400).end());
+    } else {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`platform-kit dev: no route ${route}`);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#poll);
+    for (const client of this.#clients) client.end();
+    this.#clients.clear();
+  }
+
+  /** Members per shard of the development project; pushed when it changed. */
+  async #readPresence(): Promise<void> {
+    if (this.#clients.size === 0) return;
+    const { store } = this.#options;
+    const shards: { project: string; name: string; members: string[] }[] = [];
+    try {
+      for (const project of [this.#options.projectId, this.#options.feedProjectId]) {
+        for (const shard of await store.shards(project)) {
+          const members = await store.members(project, shard.shardName);
+          shards.push({ project, name: shard.shardName, members: members.map((member) => member.clientId) });
+        }
+      }
+    } catch {
+      return; // The store is closing with the server: the next poll will not come.
+    }
+    const text = JSON.stringify(shards);
+    if (text === this.#presence) return;
+    this.#presence = text;
+    this.#push('presence', { shards });
+  }
+
+  #push(event: string, data: unknown): void {
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const client of this.#clients) client.write(frame);
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(text);
+}
+
+function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`the body is over ${MAX_BODY_BYTES} bytes`));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.once('error', reject);
+    request.once('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (!jsonDepthWithin(text, DEFAULT_MAX_JSON_DEPTH)) return reject(new Error('the body nests too deep'));
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) reject(new Error('the body must be a JSON object'));
+        else resolve(parsed as Record<string, unknown>);
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+  });
+}

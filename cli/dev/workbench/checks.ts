@@ -1,0 +1,69 @@
+/**
+ * The checks: what a host will do to the template, told before a host does it.
+ *
+ * - ready(): an editor waits for it (values and controls arrive after it);
+ * - load(): a feed skips a template that never calls it;
+ * - not joining a shard while not in focus: a preloaded feed item counts as a present player;
+ * - nothing drawn under the feed's insets (its Remix and Share buttons);
+ * - no long task over 200 ms.
+ * Each is waiting, ok or a warning with what was seen; a warning goes to the log too.
+ */
+import type { WorkbenchLog } from './log.js';
+
+/** The checks by name, in the order the bar shows them. */
+export const CHECKS = {
+  ready: 'calls ready()',
+  load: 'calls load() (a feed shows it)',
+  focus: 'joins a shard only in focus',
+  insets: "keeps clear of the feed's buttons",
+  longtask: 'no task over 200 ms',
+} as const;
+
+export type CheckName = keyof typeof CHECKS;
+type CheckState = 'wait' | 'ok' | 'warn';
+
+export class Checks {
+  readonly #bar: HTMLElement;
+  readonly #log: WorkbenchLog;
+  readonly #states = new Map<CheckName, { state: CheckState; detail: string }>();
+
+  constructor(bar: HTMLElement, log: WorkbenchLog) {
+    this.#bar = bar;
+    this.#log = log;
+    for (const name of Object.keys(CHECKS) as CheckName[]) this.#states.set(name, { state: name === 'ready' || name === 'load' ? 'wait' : 'ok', detail: '' });
+    this.#render();
+  }
+
+  pass(name: CheckName): void {
+    if (this.#states.get(name)?.state === 'warn') return; // a warning stays until the page is reloaded: it happened
+    this.#set(name, 'ok', '');
+  }
+
+  warn(name: CheckName, detail: string): void {
+    const current = this.#states.get(name);
+    if (current?.state === 'warn' && current.detail === detail) return;
+    this.#set(name, 'warn', detail);
+    this.#log.add('check', `${CHECKS[name]}: ${detail}`);
+  }
+
+  state(name: CheckName): CheckState {
+    return this.#states.get(name)?.state ?? 'wait';
+  }
+
+  #set(name: CheckName, state: CheckState, detail: string): void {
+    this.#states.set(name, { state, detail });
+    this.#render();
+  }
+
+  #render(): void {
+    this.#bar.replaceChildren(
+      ...[...this.#states].map(([name, { state, detail }]) => {
+        const span = document.createElement('span');
+        span.className = state;
+        span.dataset['check'] = name;
+        span.textContent = detail === '' ? CHECKS[name] : `${CHECKS[name]}: ${detail}`;
+        return span;
+      }),
+    );
+  }
+}
