@@ -50,13 +50,15 @@
  * ioredis is imported lazily, when a Redis store is created: the embedded
  * default never loads it.
  */
-import type { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { PlatformError } from '../../protocol/errors.js';
 import type { ShardInfo } from '../../protocol/signaling.js';
 import { joinSteps } from './join-limit.js';
 import { decodeBuckets, decodeRecord, decodeRecords, encodeBuckets, encodeTail, memberRef, RedisKeys, splitMemberRef } from './redis-keys.js';
+import { RedisConnection, unavailable } from './redis-connection.js';
+import { NodeLease } from './redis-lease.js';
 import { ShardChannels } from './redis-pubsub.js';
-import { SCRIPTS, type Script } from './redis-scripts.js';
+import { SCRIPTS } from './redis-scripts.js';
 import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
 
 /** Options of {@link createRedisStore}. */
@@ -89,8 +91,6 @@ export interface RedisShardStore extends ShardStore {
 }
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-/** How soon a failed renewal is tried again. */
-const RENEW_RETRY_MS = 100;
 /** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
 const MAX_RECOVERY_WAIT_MS = 5_000;
 
@@ -108,12 +108,6 @@ interface Held {
   capacity: number;
 }
 
-/** What a renewal found (redis-scripts.ts LUA_RENEW). */
-type Renewal = 'HELD' | 'LAPSED' | 'LOST' | 'FIRST';
-
-const unavailable = (why: string, cause?: unknown): PlatformError =>
-  new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
-
 /**
  * Creates a Redis store for node `nodeId`. Connects at once (two
  * connections: commands and the subscriber); `ready` resolves once both are
@@ -129,8 +123,9 @@ class RedisStore implements RedisShardStore {
   readonly ready: Promise<void>;
   readonly #keys: RedisKeys;
   readonly #leaseMs: number;
-  readonly #commandTimeoutMs: number;
   readonly #log: (line: string) => void;
+  readonly #redis: RedisConnection;
+  readonly #lease: NodeLease;
   readonly #channels: ShardChannels;
   /** What this node holds, by {@link memberRef}. */
   readonly #held = new Map<string, Held>();
@@ -140,44 +135,25 @@ class RedisStore implements RedisShardStore {
   readonly #inflight = new Set<string>();
   /** Members Redis lists for this node that it does not hold, as the last maintenance round found them. */
   #orphans = new Set<string>();
-  #command: Redis | undefined;
-  #subscriber: Redis | undefined;
   #closed = false;
-  #renewTimer: ReturnType<typeof setInterval> | undefined;
   #maintainTimer: ReturnType<typeof setInterval> | undefined;
-  #renewing: Promise<void> | null = null;
   #maintaining: Promise<void> | null = null;
-  /** The epoch of this node's lease ('' before the first registration): every write names it. */
-  #epoch = '';
-  /** The cluster marker this node registered under: a new one means Redis lost its data. */
-  #cluster = '';
-  /** performance.now() until which the lease surely holds (sent time + lease − margin); past it, no joins. */
-  #leaseUntil = 0;
-  /** Set by a renewal that got a new epoch: what this node holds must be put back. */
-  #mustRebuild = false;
 
   constructor(options: RedisStoreOptions) {
     this.nodeId = options.nodeId;
     this.#keys = new RedisKeys(options.keyPrefix ?? 'pk:');
     this.#leaseMs = Math.max(300, options.leaseMs ?? 30_000);
-    this.#commandTimeoutMs = Math.max(50, Math.min(options.commandTimeoutMs ?? 1_000, Math.floor(this.#leaseMs / 4)));
     this.#log = options.log ?? (() => {});
+    const commandTimeoutMs = Math.max(50, Math.min(options.commandTimeoutMs ?? 1_000, Math.floor(this.#leaseMs / 4)));
+    this.#redis = new RedisConnection(this.nodeId, commandTimeoutMs, this.#log);
+    this.#lease = new NodeLease(this.#redis, this.#keys.prefix, this.#leaseMs, () => this.#held.size, () => void this.heartbeat());
     this.#channels = new ShardChannels(this.nodeId, this.#log);
     this.ready = this.#connect(options.redis);
     this.ready.catch(() => undefined);
   }
 
   get available(): boolean {
-    return this.#command?.status === 'ready';
-  }
-
-  /**
-   * How long joins wait after Redis lost its data: every live node renews each `leaseMs / 3`, and at
-   * once when its connection is back (ioredis retries within 2 s), so by then each has put back
-   * what it holds. The restores are capacity-checked anyway: the wait only gives them the first places.
-   */
-  get #recoveryMs(): number {
-    return Math.min(this.#leaseMs, Math.floor(this.#leaseMs / 3) + 2_000);
+    return this.#redis.available;
   }
 
   get #prefix(): string {
@@ -185,91 +161,18 @@ class RedisStore implements RedisShardStore {
   }
 
   async #connect(options: string | RedisOptions): Promise<void> {
-    const { Redis } = await import('ioredis');
-    const base: RedisOptions = typeof options === 'string' ? {} : options;
-    // No offline queue and a bound on every command: nothing waits for a Redis that is down or hangs.
-    const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: this.#commandTimeoutMs } as const;
-    const make = (): Redis => {
-      const redis = typeof options === 'string' ? new Redis(options, settings) : new Redis({ ...base, ...settings });
-      redis.on('error', (error: Error) => this.#log(`platform-kit: Redis (${this.nodeId}): ${error.message}`));
-      return redis;
-    };
-    const command = (this.#command = make());
-    const subscriber = (this.#subscriber = make());
+    const { command, subscriber } = await this.#redis.make(options);
     this.#channels.attach(command, subscriber);
     command.on('ready', () => {
-      if (this.#renewTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
+      if (this.#maintainTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
     });
     await Promise.all([command.connect(), subscriber.connect()]);
     // A previous run of this node id (killed, restarted at once) left members no socket holds any more.
     await this.#sweepNode(this.nodeId, true);
     await this.heartbeat();
-    const every = Math.max(100, Math.floor(this.#leaseMs / 3));
-    // Renewal on a timer of its own: a long rebuild or sweep never delays it past the lease.
-    this.#renewTimer = setInterval(() => void this.#renew(), every);
-    this.#renewTimer.unref();
-    this.#maintainTimer = setInterval(() => void this.#maintain(), every);
+    this.#lease.start();
+    this.#maintainTimer = setInterval(() => void this.#maintain(), Math.max(100, Math.floor(this.#leaseMs / 3)));
     this.#maintainTimer.unref();
-  }
-
-  // ─── commands ─────────────────────────────────────────────────────────────
-
-  #client(): Redis {
-    if (this.#closed) throw new PlatformError('NOT_CONNECTED', 'the Redis store is closed');
-    if (!this.#command || this.#command.status !== 'ready') throw unavailable('Redis is out of reach');
-    return this.#command;
-  }
-
-  /** A failed command as the store's callers see it: out of reach (down, hanging, dropped) is UNAVAILABLE. */
-  #failure(redis: Redis, error: unknown): unknown {
-    if (error instanceof PlatformError) return error;
-    const message = String((error as Error).message);
-    if (redis.status !== 'ready') return unavailable('Redis is out of reach', error);
-    if (message.includes('timed out')) return unavailable(`Redis did not answer within ${this.#commandTimeoutMs} ms`, error);
-    return null;
-  }
-
-  /** Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart). */
-  async #run(which: Script, args: readonly (string | number)[]): Promise<unknown> {
-    const redis = this.#client();
-    try {
-      try {
-        return await redis.evalsha(which.sha, 0, ...args);
-      } catch (error) {
-        if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
-        return await redis.eval(which.lua, 0, ...args);
-      }
-    } catch (error) {
-      // A script error is a bug here; anything about reaching Redis the caller may retry.
-      throw this.#failure(redis, error) ?? new PlatformError('INTERNAL', `Redis: ${(error as Error).message}`, { cause: error });
-    }
-  }
-
-  async #read<T>(call: (redis: Redis) => Promise<T>): Promise<T> {
-    const redis = this.#client();
-    try {
-      return await call(redis);
-    } catch (error) {
-      throw this.#failure(redis, error) ?? error;
-    }
-  }
-
-  /**
-   * Refuses a write this node may no longer make: its lease may have run out since it was last
-   * renewed (a stall, a Redis that hangs). One renewal is awaited first, so a node that wakes from
-   * a stall admits joins again as soon as it holds a lease (and puts its members back) anew.
-   */
-  async #ensureLease(): Promise<void> {
-    if (performance.now() < this.#leaseUntil) return;
-    await this.#renew();
-    if (performance.now() >= this.#leaseUntil) throw unavailable(`node ${this.nodeId} has not renewed its lease in time`);
-  }
-
-  /** A script answered FENCED: the lease this node wrote with is gone. Renew (a new epoch, then a rebuild) and refuse. */
-  #fenced(): PlatformError {
-    this.#leaseUntil = 0;
-    void this.heartbeat();
-    return unavailable(`node ${this.nodeId} lost its lease`);
   }
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
@@ -287,42 +190,13 @@ class RedisStore implements RedisShardStore {
   }
 
   /**
-   * Renews the lease (its own path: see #connect). A new epoch (the lease had lapsed, or Redis lost
-   * its data) means the others may have swept what this node holds: a rebuild follows at once.
-   */
-  #renew(): Promise<void> {
-    this.#renewing ??= (async () => {
-      const sentAt = performance.now();
-      const [status, epoch, cluster] = (await this.#run(SCRIPTS.renew, [this.#prefix, this.nodeId, this.#leaseMs, this.#epoch, this.#cluster, this.#recoveryMs])) as [Renewal, string, string];
-      this.#epoch = epoch;
-      this.#cluster = cluster;
-      // Redis counts the lease from when it ran the script, which is after `sentAt`: a margin covers clock rates.
-      this.#leaseUntil = sentAt + this.#leaseMs - Math.max(50, Math.floor(this.#leaseMs / 10));
-      if (status === 'LAPSED' || status === 'LOST') {
-        this.#log(`platform-kit: node ${this.nodeId} ${status === 'LOST' ? 'found Redis emptied' : 'had lost its lease'}: epoch ${epoch}, putting back ${this.#held.size} members`);
-        this.#mustRebuild = true;
-      }
-    })()
-      .catch((error: unknown) => {
-        this.#log(`platform-kit: node ${this.nodeId} lease renewal: ${String(error)}`);
-        // Once more soon, not a whole interval later: after a stall the command in flight times out on waking
-        // (timers run before the reply is read), and the lease is short of its margin already.
-        if (!this.#closed && this.#renewTimer && this.available) setTimeout(() => void this.#renew(), RENEW_RETRY_MS).unref();
-      })
-      .finally(() => {
-        this.#renewing = null;
-      });
-    return this.#renewing;
-  }
-
-  /**
    * Puts back every member this node holds, each through the capacity check (a new epoch: Redis
    * restarted empty, or this node was swept while stalled). A member whose place was given away,
    * or that resumed on another node, is let go here: its socket closes, and the client resumes
    * through ordinary placement.
    */
   async #rebuild(): Promise<void> {
-    this.#mustRebuild = false;
+    this.#lease.mustRebuild = false;
     const items = [...this.#held.values()].sort((a, b) => a.order - b.order);
     const channels = new Set<string>();
     let restored = 0;
@@ -333,10 +207,10 @@ class RedisStore implements RedisShardStore {
       // An automatic shard keeps its own capacity; a named one is checked with each member's own, as a join is.
       const [cap = '', auto = '0'] = item.meta.split(':');
       const capacity = auto === '1' ? Number(cap) : item.capacity;
-      const outcome = (await this.#run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', capacity, auto, this.nodeId, this.#epoch])) as string;
+      const outcome = (await this.#redis.run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', capacity, auto, this.nodeId, this.#lease.epoch])) as string;
       if (outcome === 'FENCED') {
-        this.#mustRebuild = true;
-        throw this.#fenced();
+        this.#lease.mustRebuild = true;
+        throw this.#lease.fenced();
       }
       const channel = this.#keys.channel(item.projectId, item.shardName);
       if (outcome === 'FULL' || outcome === 'MOVED') {
@@ -362,7 +236,7 @@ class RedisStore implements RedisShardStore {
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
-    const refs = (await this.#run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0'])) as string[];
+    const refs = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0'])) as string[];
     for (const ref of refs) {
       const [projectId, shardName, clientId] = splitMemberRef(ref);
       // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
@@ -376,8 +250,8 @@ class RedisStore implements RedisShardStore {
   /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
   async #leaveNow(ref: string): Promise<boolean> {
     const [projectId, shardName, clientId] = splitMemberRef(ref);
-    const removed = (await this.#run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#epoch])) as number;
-    if (removed === -1) throw this.#fenced();
+    const removed = (await this.#redis.run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#lease.epoch])) as number;
+    if (removed === -1) throw this.#lease.fenced();
     if (removed === 1) this.#presenceRemove(projectId, shardName, clientId);
     return removed === 1;
   }
@@ -385,9 +259,9 @@ class RedisStore implements RedisShardStore {
   /** Members Redis lists for this node that it does not hold (a join or update whose answer was lost), removed once seen twice. */
   async #removeOrphans(): Promise<void> {
     const listed = this.#keys.nodeMembers(this.nodeId);
-    if ((await this.#read((redis) => redis.scard(listed))) <= this.#held.size && this.#orphans.size === 0) return;
+    if ((await this.#redis.read((redis) => redis.scard(listed))) <= this.#held.size && this.#orphans.size === 0) return;
     const found = new Set<string>();
-    for (const ref of await this.#read((redis) => redis.smembers(listed))) {
+    for (const ref of await this.#redis.read((redis) => redis.smembers(listed))) {
       if (this.#held.has(ref) || this.#inflight.has(splitMemberRef(ref)[2])) continue;
       if (this.#orphans.has(ref)) await this.#leaveNow(ref);
       else found.add(ref);
@@ -402,8 +276,8 @@ class RedisStore implements RedisShardStore {
         if (!this.#held.has(ref)) await this.#leaveNow(ref);
         this.#pendingLeaves.delete(ref);
       }
-      if (this.#mustRebuild) await this.#rebuild();
-      const nodes = await this.#read((redis) => redis.smembers(this.#keys.nodes));
+      if (this.#lease.mustRebuild) await this.#rebuild();
+      const nodes = await this.#redis.read((redis) => redis.smembers(this.#keys.nodes));
       for (const other of nodes) if (other !== this.nodeId) await this.#sweepNode(other, false);
       await this.#removeOrphans();
       this.#channels.pruneUnwanted();
@@ -416,21 +290,21 @@ class RedisStore implements RedisShardStore {
   }
 
   async heartbeat(): Promise<void> {
-    await this.#renew();
+    await this.#lease.renew();
     await this.#maintain();
   }
 
   // ─── ShardStore ───────────────────────────────────────────────────────────
 
   async join(request: JoinRequest): Promise<JoinOutcome> {
-    await this.#ensureLease();
+    await this.#lease.ensure();
     const member = request.member;
     const tail = encodeTail(this.nodeId, member);
     const started = performance.now();
     this.#inflight.add(member.clientId);
     try {
       for (let attempt = 0; attempt <= 100; attempt++) {
-        const reply = (await this.#run(SCRIPTS.join, [
+        const reply = (await this.#redis.run(SCRIPTS.join, [
           this.#prefix,
           request.projectId,
           request.shardName ?? '',
@@ -441,16 +315,16 @@ class RedisStore implements RedisShardStore {
           member.online ? '1' : '0',
           request.shardName === undefined ? request.newShardName() : '',
           this.nodeId,
-          this.#epoch,
+          this.#lease.epoch,
         ])) as string[];
         const status = reply[0];
         if (status === 'COLLISION') continue; // the generated name is taken: another one
-        if (status === 'FENCED') throw this.#fenced();
+        if (status === 'FENCED') throw this.#lease.fenced();
         if (status === 'RECOVERING') {
           // Held, not refused: the window is short (see #recoveryMs), and a client's first connect() should not fail for it.
-          if (performance.now() - started > Math.min(this.#recoveryMs, MAX_RECOVERY_WAIT_MS)) throw unavailable('the cluster is putting back its members after Redis lost them');
+          if (performance.now() - started > Math.min(this.#lease.recoveryMs, MAX_RECOVERY_WAIT_MS)) throw unavailable('the cluster is putting back its members after Redis lost them');
           await new Promise((resolve) => setTimeout(resolve, 100));
-          await this.#ensureLease();
+          await this.#lease.ensure();
           attempt--;
           continue;
         }
@@ -483,7 +357,7 @@ class RedisStore implements RedisShardStore {
     this.#inflight.add(clientId);
     let reply: [string, string] | 'FENCED' | null;
     try {
-      reply = (await this.#run(SCRIPTS.update, [
+      reply = (await this.#redis.run(SCRIPTS.update, [
         this.#prefix,
         projectId,
         shardName,
@@ -495,12 +369,12 @@ class RedisStore implements RedisShardStore {
         JSON.stringify(patch.userId ?? null),
         JSON.stringify(patch.userInfo ?? {}),
         patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
-        this.#epoch,
+        this.#lease.epoch,
       ])) as [string, string] | 'FENCED' | null;
     } finally {
       this.#inflight.delete(clientId);
     }
-    if (reply === 'FENCED') throw this.#fenced();
+    if (reply === 'FENCED') throw this.#lease.fenced();
     if (!reply) {
       this.#held.delete(memberRef(projectId, shardName, clientId)); // gone, or held by another node now
       return null;
@@ -511,7 +385,7 @@ class RedisStore implements RedisShardStore {
   }
   async member(projectId: string, shardName: string, clientId: string): Promise<MemberRecord | null> {
     // Both replies in one round trip (ioredis writes both commands before either answer).
-    const [value, buckets] = await this.#read((redis) => Promise.all([redis.hget(this.#keys.members(projectId, shardName), clientId), redis.hget(this.#keys.buckets(projectId, shardName), clientId)]));
+    const [value, buckets] = await this.#redis.read((redis) => Promise.all([redis.hget(this.#keys.members(projectId, shardName), clientId), redis.hget(this.#keys.buckets(projectId, shardName), clientId)]));
     if (value === null) return null;
     const record = decodeRecord(clientId, value).record;
     const rateBuckets = decodeBuckets(buckets);
@@ -519,12 +393,12 @@ class RedisStore implements RedisShardStore {
   }
 
   async members(projectId: string, shardName: string): Promise<MemberRecord[]> {
-    const pairs = await this.#read((redis) => redis.hgetall(this.#keys.members(projectId, shardName)));
+    const pairs = await this.#redis.read((redis) => redis.hgetall(this.#keys.members(projectId, shardName)));
     return decodeRecords(Object.entries(pairs).flat());
   }
 
   async shards(projectId: string): Promise<readonly ShardInfo[]> {
-    const online = await this.#read((redis) => redis.hgetall(this.#keys.online(projectId)));
+    const online = await this.#redis.read((redis) => redis.hgetall(this.#keys.online(projectId)));
     const list: ShardInfo[] = [];
     for (const [shardName, count] of Object.entries(online)) {
       const numConnectedClients = Number(count);
@@ -536,7 +410,7 @@ class RedisStore implements RedisShardStore {
   async takeJoin(address: string, perMinute: number): Promise<boolean> {
     const steps = joinSteps(perMinute);
     if (!steps) return true;
-    return (await this.#run(SCRIPTS.takeJoin, [this.#keys.join(address), steps.emissionUs, steps.toleranceUs])) === 1;
+    return (await this.#redis.run(SCRIPTS.takeJoin, [this.#keys.join(address), steps.emissionUs, steps.toleranceUs])) === 1;
   }
 
   publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void {
@@ -561,12 +435,11 @@ class RedisStore implements RedisShardStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.ready.catch(() => undefined);
-    clearInterval(this.#renewTimer);
     clearInterval(this.#maintainTimer);
-    await Promise.all([this.#renewing, this.#maintaining]);
+    await Promise.all([this.#lease.stop(), this.#maintaining]);
     this.#closed = true;
     this.#channels.clear();
     this.#held.clear();
-    await Promise.all([this.#command?.quit().catch(() => this.#command?.disconnect()), this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect())]);
+    await this.#redis.close();
   }
 }

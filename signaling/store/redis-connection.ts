@@ -1,0 +1,93 @@
+/**
+ * The Redis store's two connections (commands, and the subscriber its shard
+ * channels listen on) and how a command's failure reaches the store's
+ * callers: a Redis that is down, hangs or drops the connection is
+ * `UNAVAILABLE` (retry shortly); a script error is a bug (`INTERNAL`).
+ *
+ * No offline queue and a bound on every command (`commandTimeoutMs`):
+ * nothing ever waits for a Redis that is down or hangs.
+ */
+import type { Redis, RedisOptions } from 'ioredis';
+import { PlatformError } from '../../protocol/errors.js';
+import type { Script } from './redis-scripts.js';
+
+/** An UNAVAILABLE error: the caller may retry shortly. */
+export const unavailable = (why: string, cause?: unknown): PlatformError =>
+  new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
+
+export class RedisConnection {
+  command: Redis | undefined;
+  subscriber: Redis | undefined;
+  closed = false;
+
+  constructor(
+    readonly nodeId: string,
+    readonly commandTimeoutMs: number,
+    readonly log: (line: string) => void,
+  ) {}
+
+  /** True while Redis answers the command connection. */
+  get available(): boolean {
+    return this.command?.status === 'ready';
+  }
+
+  /** Makes both connections (not connected yet: `lazyConnect`, so listeners can be added first). ioredis is imported here, lazily. */
+  async make(options: string | RedisOptions): Promise<{ command: Redis; subscriber: Redis }> {
+    const { Redis } = await import('ioredis');
+    const base: RedisOptions = typeof options === 'string' ? {} : options;
+    const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: this.commandTimeoutMs } as const;
+    const make = (): Redis => {
+      const redis = typeof options === 'string' ? new Redis(options, settings) : new Redis({ ...base, ...settings });
+      redis.on('error', (error: Error) => this.log(`platform-kit: Redis (${this.nodeId}): ${error.message}`));
+      return redis;
+    };
+    this.command = make();
+    this.subscriber = make();
+    return { command: this.command, subscriber: this.subscriber };
+  }
+
+  #client(): Redis {
+    if (this.closed) throw new PlatformError('NOT_CONNECTED', 'the Redis store is closed');
+    if (!this.command || this.command.status !== 'ready') throw unavailable('Redis is out of reach');
+    return this.command;
+  }
+
+  /** A failed command as the store's callers see it: out of reach (down, hanging, dropped) is UNAVAILABLE; null: anything else. */
+  #failure(redis: Redis, error: unknown): PlatformError | null {
+    if (error instanceof PlatformError) return error;
+    if (redis.status !== 'ready') return unavailable('Redis is out of reach', error);
+    if (String((error as Error).message).includes('timed out')) return unavailable(`Redis did not answer within ${this.commandTimeoutMs} ms`, error);
+    return null;
+  }
+
+  /** Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart). */
+  async run(which: Script, args: readonly (string | number)[]): Promise<unknown> {
+    const redis = this.#client();
+    try {
+      try {
+        return await redis.evalsha(which.sha, 0, ...args);
+      } catch (error) {
+        if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
+        return await redis.eval(which.lua, 0, ...args);
+      }
+    } catch (error) {
+      // A script error is a bug here; anything about reaching Redis the caller may retry.
+      throw this.#failure(redis, error) ?? new PlatformError('INTERNAL', `Redis: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Runs plain commands on the command connection. */
+  async read<T>(call: (redis: Redis) => Promise<T>): Promise<T> {
+    const redis = this.#client();
+    try {
+      return await call(redis);
+    } catch (error) {
+      throw this.#failure(redis, error) ?? error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([this.command?.quit().catch(() => this.command?.disconnect()), this.subscriber?.quit().catch(() => this.subscriber?.disconnect())]);
+  }
+}
