@@ -26,7 +26,6 @@
  * a RemixSession attached to a frame adds the remix methods without removing
  * the owner's (a feed's load and touches, an identity handler).
  */
-import { DEFAULT_MAX_VALUE_BYTES } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import {
   HOST_METHODS,
@@ -37,8 +36,8 @@ import {
   type GuestNotification,
   type WelcomeMessage,
 } from '../protocol/link.js';
-import { createCallBudget, type CallBudget, type CallLimits, type Limited } from '../protocol/call-budget.js';
-import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
+import { createCallBudget, type CallBudget, type Limited } from '../protocol/call-budget.js';
+import { linkPort, type Caller } from '../protocol/rpc.js';
 import { PROJECT_ID_PATTERN } from '../protocol/signaling-constants.js';
 import { Emitter } from './emitter.js';
 import { HandlerLayers, type Gate, type HostHandlers } from './handler-layers.js';
@@ -47,7 +46,7 @@ import { guardFrameFocus } from './focus-guard.js';
 
 export type { HostHandlers } from './handler-layers.js';
 export { DEFAULT_GUEST_LIMITS, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState, type UnlinkedEvent } from './template-frame-options.js';
-import { DEFAULT_GUEST_LIMITS, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState, type UnlinkedEvent } from './template-frame-options.js';
+import { DEFAULT_GUEST_LIMITS, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState } from './template-frame-options.js';
 
 interface QueuedNotification {
   readonly name: GuestNotification;
