@@ -103,7 +103,17 @@ export function guardFrameFocus(iframe: HTMLIFrameElement): () => void {
     heldDisplay = { value: iframe.style.getPropertyValue('display'), priority: iframe.style.getPropertyPriority('display') };
     iframe.style.setProperty('display', 'none', 'important');
   };
-  const aimedAt = (): boolean => pointerOnFrame || performance.now() - tabAt <= TAB_FOCUS_MS;
+  /** performance.now() of the host page's own `iframe.focus()`: the host may always give its frame the focus. */
+  let hostFocusAt = -Infinity;
+  const aimedAt = (): boolean => pointerOnFrame || performance.now() - tabAt <= TAB_FOCUS_MS || performance.now() - hostFocusAt <= TAB_FOCUS_MS;
+  // The host's own focus() of the frame is no theft: a call on this element can only come from the
+  // host page (the template has no reference to it). An own property, removed when the guard goes.
+  const nativeFocus = iframe.focus;
+  iframe.focus = function focus(this: HTMLIFrameElement, options?: FocusOptions): void {
+    hostFocusAt = performance.now();
+    release();
+    nativeFocus.call(this, options);
+  };
 
   // A pointer at the frame's place that the host sees: the frame is held (gone), or the pointer
   // is on the way to it. The element under it must hold the frame (not a control drawn over it,
@@ -190,6 +200,7 @@ export function guardFrameFocus(iframe: HTMLIFrameElement): () => void {
     document.removeEventListener('focusin', onFocusIn, capture);
     document.removeEventListener('focusout', onFocusOut, capture);
     window.removeEventListener('blur', onWindowBlur);
+    delete (iframe as { focus?: unknown }).focus;
     release();
   };
 }

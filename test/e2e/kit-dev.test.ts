@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ async function install(app: string, tarball: string, scratch: string): Promise<v
   }
   await symlink('../platform-kit/dist/cli/kit-bin.js', join(app, 'node_modules/.bin/platform-kit'));
   await symlink('../platform-kit/dist/cli/bin.js', join(app, 'node_modules/.bin/platform-vcc'));
+  // As npm does when it links a package's bins: their targets are made executable (tsc writes them 644).
+  for (const bin of ['kit-bin.js', 'bin.js']) await chmod(join(app, 'node_modules/platform-kit/dist/cli', bin), 0o755);
 }
 
 /** `npm run dev -- --port 0` in its own process group; resolves with the workbench's URL. */
