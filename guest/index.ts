@@ -1,6 +1,6 @@
 /**
  * `platform-kit/guest`: what a template imports. Browser only; nothing runs
- * on import. See the README for a short template example.
+ * on import. See docs/templates.md for a short template example.
  */
 export { InstantRemixing, type ActivePathHandler, type RemixingHandler, type ValueChangedHandler } from './instant-remixing.js';
 export type { CallErrorHandler } from './call-failures.js';

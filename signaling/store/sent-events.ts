@@ -10,7 +10,7 @@
  * shards' channels (redis-pubsub.ts); every node then tells the senders of
  * the events it published on that channel within the gap, as it tells them
  * when its own PUBLISH fails. No event is delivered late: a real-time event
- * seconds old is worth less than the sender knowing (see the README).
+ * seconds old is worth less than the sender knowing (see docs/server.md, "In production").
  *
  * A ring of parallel arrays (no object per event), bounded in count and in
  * age: a gap older than {@link SENT_MEMORY_MS} tells no one, and is logged.

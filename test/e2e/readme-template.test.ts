@@ -1,12 +1,13 @@
 /**
- * The README's template author's path, end to end (issue 17: "a newcomer following the README
- * gets a typed, remixable, feed-ready template of their own without reading the kit's source").
+ * The docs' template author's path, end to end (issue 17: "a newcomer following the README
+ * gets a typed, remixable, feed-ready template of their own without reading the kit's source";
+ * issue 25 moved that text from the README to docs/templates.md and docs/hosts.md).
  *
- * It takes the README's own text, not a copy: the customization file and the first TypeScript
- * sample of "Writing a template". In a scratch project under test-artifacts/ it does what the
- * README says a template project needs (`"type": "module"`, platform-kit installed, vite with
+ * It takes the pages' own text, not a copy: the customization file, the tsconfig and the first
+ * TypeScript sample of docs/templates.md's "Writing a template". In a scratch project under
+ * test-artifacts/ it does what that section says a template project needs (`"type": "module"`, platform-kit installed, vite with
  * `plugins: [platformKit()]`, a tsconfig with `"include": ["src"]`), builds it with Vite and
- * checks the README's claims:
+ * checks the page's claims:
  * - the build writes `src/platform-env.d.ts`; `tsc --noEmit -p` passes (`get(['card', 'title'])`
  *   is a string, assigned to `textContent` under strict), and a mistyped path does not compile;
  * - served on its own origin, in a `<platform-feed>` of a host page on another origin (bundled by
@@ -15,7 +16,8 @@
  * - in `<platform-editor type="full">`, clicking the title opens its control
  *   (onPresentControl) and typing there changes the template's title (onValueChanged);
  * on a desktop and on the phone of TESTING.md (390 × 844, scale 3, touch). And the host samples of
- * "Embedding templates" and the backend sample type-check under the README's tsconfig, with what
+ * docs/hosts.md's "Embedding templates" and the backend sample of docs/templates.md's "A template's
+ * backend" type-check under that tsconfig, with what
  * they leave to the reader declared as a reader would (`openEditor(projectId: string)`).
  *
  * Screenshots: test-artifacts/screenshots/readme-template-*.png.
@@ -42,12 +44,27 @@ const TSC = require.resolve('typescript/bin/tsc');
 /** The values of the remix item of the feed (a published remix: its template plus these). */
 const REMIX_TITLE = 'Happy remix day!';
 
-/** What the README's "Writing a template" section gives a template author: its customization file and first sample. */
-function readmeTemplate(readme: string): { customization: string; main: string; tsconfig: string } {
-  const start = readme.indexOf('\n## Writing a template\n');
-  assert.ok(start !== -1, 'README.md has no "## Writing a template" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+/** Where the template author's text lives: its "Writing a template" and its backend. */
+const TEMPLATES_PAGE = 'docs/templates.md';
+/** Where the host developer's text lives: its "Embedding templates". */
+const HOSTS_PAGE = 'docs/hosts.md';
+
+/** The text of a page of the repository (README.md, docs/…). */
+function page(path: string): Promise<string> {
+  return readFile(join(ROOT, path), 'utf8');
+}
+
+/** The section of `text` (the page at `path`) whose "## " heading starts with `title`, up to the next "## " heading. */
+function pageSection(text: string, path: string, title: string): string {
+  const start = text.indexOf(`\n## ${title}`);
+  assert.ok(start !== -1, `${path} has no "## ${title}" section`);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end === -1 ? undefined : end);
+}
+
+/** What docs/templates.md's "Writing a template" section gives a template author: its customization file, tsconfig and first sample. */
+function readmeTemplate(text: string): { customization: string; main: string; tsconfig: string } {
+  const section = pageSection(text, TEMPLATES_PAGE, 'Writing a template\n');
   const json = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
   const customization = json.find((block) => block.includes('"@@editor"'));
   assert.ok(customization, '"Writing a template" has no ```json block with "@@editor" (the customization file)');
@@ -62,12 +79,9 @@ function readmeTemplate(readme: string): { customization: string; main: string; 
   return { customization, main, tsconfig };
 }
 
-/** The ```ts blocks of the README's section titled `title` (a "## " heading). */
-function readmeSamples(readme: string, title: string): string[] {
-  const start = readme.indexOf(`\n## ${title}`);
-  assert.ok(start !== -1, `README.md has no "## ${title}" section`);
-  const end = readme.indexOf('\n## ', start + 1);
-  return [...readme.slice(start, end === -1 ? undefined : end).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+/** The ```ts blocks of the section titled `title` (a "## " heading) of the page at `path`. */
+async function pageSamples(path: string, title: string): Promise<string[]> {
+  return [...pageSection(await page(path), path, title).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 }
 
 
@@ -152,7 +166,7 @@ async function waitForTitle(frame: Frame, text: string, what: string): Promise<v
   });
 }
 
-describe("the README's template, as a newcomer writes it", { timeout: 110_000 }, () => {
+describe("the docs' template, as a newcomer writes it", { timeout: 110_000 }, () => {
   let work: string;
   let template: string;
   let host: string;
@@ -164,7 +178,7 @@ describe("the README's template, as a newcomer writes it", { timeout: 110_000 },
   let browser: Browser | undefined;
 
   before(async () => {
-    readme = readmeTemplate(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    readme = readmeTemplate(await page(TEMPLATES_PAGE));
     builtTitle = (JSON.parse(readme.customization) as { card: { title: string } }).card.title;
     await ensureDist();
     await mkdir(join(ROOT, 'test-artifacts'), { recursive: true });
@@ -226,11 +240,10 @@ describe("the README's template, as a newcomer writes it", { timeout: 110_000 },
     assert.doesNotMatch(refused.output, /src\/main\.ts/, refused.output);
   });
 
-  it("the README's host samples (\"Embedding templates\") and its backend sample type-check under its tsconfig", async () => {
-    const readmeText = await readFile(join(ROOT, 'README.md'), 'utf8');
+  it('the host samples ("Embedding templates", docs/hosts.md) and the backend sample (docs/templates.md) type-check under its tsconfig', async () => {
     const samples = [
-      ...readmeSamples(readmeText, 'Embedding templates').map((code, index) => ({ file: `host-${index}.ts`, code })),
-      ...readmeSamples(readmeText, "A template's backend").slice(0, 2).map((code, index) => ({ file: `backend-${index}.ts`, code })),
+      ...(await pageSamples(HOSTS_PAGE, 'Embedding templates')).map((code, index) => ({ file: `host-${index}.ts`, code })),
+      ...(await pageSamples(TEMPLATES_PAGE, "A template's backend")).slice(0, 2).map((code, index) => ({ file: `backend-${index}.ts`, code })),
     ];
     assert.equal(samples.length, 4, 'two host samples (with Lit, and without) and the backend with its template side');
     assert.match(samples[1]!.code, /from 'platform-kit\/host\/core'/, 'the sample "with no Lit" imports the entry that loads no Lit');
@@ -242,12 +255,12 @@ describe("the README's template, as a newcomer writes it", { timeout: 110_000 },
     // express and its types: the repository's own (a reader installs them).
     for (const { file, code } of samples) await writeFile(join(dir, 'src', file), `${README_HOST_STUBS}${code}\nexport {};\n`);
     const typed = await tsc(dir);
-    assert.equal(typed.code, 0, `tsc --noEmit over the README's samples:\n${typed.output}`);
+    assert.equal(typed.code, 0, `tsc --noEmit over the docs' samples:\n${typed.output}`);
   });
 
   it('a host page on another origin shows it in <platform-feed>, with a published remix, and remixes it in <platform-editor>', async () => {
     assert.ok(existsSync(join(template, 'dist/index.html')), 'the template was built (the test before)');
-    // The host page: bundled by Vite from platform-kit/host, as the README's "Embedding templates".
+    // The host page: bundled by Vite from platform-kit/host, as docs/hosts.md's "Embedding templates".
     await mkdir(join(host, 'src'), { recursive: true });
     await installKit(host);
     await writeFile(join(host, 'package.json'), `${JSON.stringify({ name: 'my-host', private: true, type: 'module' }, null, 2)}\n`);

@@ -1,4 +1,4 @@
-// A template's backend as the README writes it (issue 17): Express with VccMiddleware, a route
+// A template's backend as docs/templates.md writes it (issue 17): Express with VccMiddleware, a route
 // that resolves the viewer from a user token, and platformErrorHandler() last. Against real
 // platform services over HTTP. A missing or forged token answers JSON with a code, never the
 // framework's HTML page with a stack; an unexpected error answers 500 without its details.

@@ -1,13 +1,14 @@
-// The README's TypeScript samples type-check as a newcomer copies them (issue 17): every ```ts
-// block that imports from platform-kit is compiled under `strict`, against the kit's source,
-// with only the page's own things (its elements, its app functions) declared around it. A sample
-// that drifts from the API, or an event the host's types leave as a plain Event, fails here.
+// The README's and the docs pages' TypeScript samples type-check as a newcomer copies them
+// (issue 17; issue 25 moved most of them to docs/*.md): every ```ts block of README.md and of
+// each docs/*.md that imports from platform-kit is compiled under `strict`, against the kit's
+// source, with only the page's own things (its elements, its app functions) declared around it.
+// A sample that drifts from the API, or an event the host's types leave as a plain Event, fails here.
 import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import ts from 'typescript';
-import { README_HOST_STUBS } from '../readme-stubs.js';
+import { documentationPages, README_HOST_STUBS } from '../readme-stubs.js';
 import { REPO_ROOT } from './cli-support.js';
 
 const DIR = join(REPO_ROOT, 'test-artifacts/readme-samples');
@@ -52,24 +53,43 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   },
 };
 
-/** The README's ```ts blocks that import from platform-kit, in order. */
-async function samples(): Promise<string[]> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').filter((code) => /from 'platform-kit\//.test(code));
+/** A sample: its page, its line there, and its code. */
+interface Sample {
+  readonly page: string;
+  readonly line: number;
+  readonly code: string;
 }
 
-describe('the README samples', () => {
+/** The ```ts blocks of every page that import from platform-kit, in order. */
+async function samples(): Promise<Sample[]> {
+  const found: Sample[] = [];
+  for (const page of await documentationPages(REPO_ROOT)) {
+    const text = await readFile(join(REPO_ROOT, page), 'utf8');
+    for (const match of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
+      const code = match[1] ?? '';
+      if (!/from 'platform-kit\//.test(code)) continue;
+      found.push({ page, line: text.slice(0, match.index).split('\n').length + 1, code });
+    }
+  }
+  return found;
+}
+
+describe('the README and docs samples', () => {
   after(() => rm(DIR, { recursive: true, force: true }));
 
   it('type-check under strict against the kit, as a newcomer copies them', async () => {
     const blocks = await samples();
     assert.ok(blocks.length >= 6, `found ${blocks.length} samples`);
+    // Each audience's page has its samples here: a page that lost them (or a glob that missed it) fails.
+    for (const page of ['README.md', 'docs/templates.md', 'docs/hosts.md', 'docs/server.md']) {
+      assert.ok(blocks.some((block) => block.page === page), `no ts sample of ${page} was found`);
+    }
     await mkdir(DIR, { recursive: true });
     await writeFile(join(DIR, 'ambient.d.ts'), `${AMBIENT}${README_HOST_STUBS}`);
     // What platform-vcc generates from the README's customization file: get() is typed by it.
     await writeFile(join(DIR, 'customization.d.ts'), GENERATED_TYPES);
     const files: string[] = [];
-    for (const [index, code] of blocks.entries()) {
+    for (const [index, { code }] of blocks.entries()) {
       const file = join(DIR, `sample-${index + 1}.ts`);
       // Each sample is its own module (several import the same names).
       await writeFile(file, `${code}\nexport {};\n`);
@@ -82,7 +102,8 @@ describe('the README samples', () => {
       assert.ok(source, file);
       for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
         const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
-        problems.push(`sample ${index + 1} (${(blocks[index] ?? '').split('\n')[0]}) line ${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+        const block = blocks[index]!;
+        problems.push(`${block.page}:${block.line + line - 1} (sample ${index + 1}, ${block.code.split('\n')[0]}): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
       }
     }
     assert.deepEqual(problems, []);
