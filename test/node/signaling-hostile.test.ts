@@ -591,10 +591,26 @@ describe('hostile input: shards, capacity and info (in-process server)', () => {
   it('shard spam: one address opens at most 100 new shards a minute (maxShardsPerAddressPerMinute), then RATE_LIMITED; existing shards and other addresses are unaffected', async () => {
     const server = await startServer();
     cleanup.defer(() => server.close());
-    const answers = await joinMany(server, cleanup, Array.from({ length: 110 }, (_, i) => `spam-${i}`), '127.0.0.5');
-    const joined = answers.filter((f) => f.type === 'joined').length;
-    const limited = answers.filter((f) => errorCode(f) === 'RATE_LIMITED').length;
-    assert.ok(joined <= 100 && limited >= 10, `110 new shards from one address: ${joined} opened, ${limited} RATE_LIMITED, others ${JSON.stringify(answers.find((f) => f.type !== 'joined' && errorCode(f) !== 'RATE_LIMITED'))}`);
+    // The allowance refills one shard every 600 ms while the spam goes on, and a busy machine makes
+    // the spam slow: what holds at any speed is that by the k-th answer, at most 100 + (time since
+    // the first join) / 600 ms shards were opened, and that a fresh address gets its whole 100.
+    // The spam goes on until 10 refusals (at most 400 joins), so a server without the limit fails
+    // however slow the run: 400 opened shards would take 3 minutes of refill.
+    const emissionMs = 60_000 / 100;
+    const start = performance.now();
+    let joined = 0;
+    let limited = 0;
+    for (let i = 0; i < 400 && limited < 10; i++) {
+      const [answer] = await joinMany(server, cleanup, [`spam-${i}`], '127.0.0.5');
+      const elapsedMs = performance.now() - start;
+      if (answer!.type === 'joined') joined++;
+      else if (errorCode(answer!) === 'RATE_LIMITED') limited++;
+      else assert.fail(`new shard ${i} from one address: neither joined nor RATE_LIMITED: ${JSON.stringify(answer)}`);
+      const allowed = 100 + Math.floor(elapsedMs / emissionMs);
+      assert.ok(joined <= allowed, `${joined} new shards opened from one address within ${Math.round(elapsedMs)} ms: at most ${allowed} may be`);
+      if (i < 100) assert.equal(answer!.type, 'joined', `new shard ${i} of a fresh address's 100: ${JSON.stringify(answer)}`);
+    }
+    assert.equal(limited, 10, `${joined} new shards opened from one address, only ${limited} RATE_LIMITED`);
     // Joining a shard that exists opens nothing; another address opens its own.
     assert.equal((await joinMany(server, cleanup, ['spam-0'], '127.0.0.5'))[0]!.type, 'joined');
     assert.equal((await joinMany(server, cleanup, ['spam-other'], '127.0.0.6'))[0]!.type, 'joined');
