@@ -122,7 +122,7 @@ async function runSuite(): Promise<RunResult> {
     pending += String(chunk);
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
-    for (const line of lines) if (/^ℹ (tests|pass|fail|cancelled|duration_ms) |^\s*✖ /.test(line)) summary.push(line.trim());
+    for (const line of lines) if (/^ℹ (tests|pass|fail|cancelled|skipped|todo|duration_ms) |^\s*✖ /.test(line)) summary.push(line.trim());
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
