@@ -110,7 +110,11 @@ interface RunResult {
 
 async function runSuite(): Promise<RunResult> {
   const samples: number[] = [load()];
-  const sampler = setInterval(() => samples.push(load()), SAMPLE_EVERY_MS);
+  const sampler = setInterval(() => {
+    samples.push(load());
+    // A line a minute in the suite's output: where a test went red, the load it went red under.
+    if (samples.length % (60_000 / SAMPLE_EVERY_MS) === 0) say(`load average ${load().toFixed(2)}`);
+  }, SAMPLE_EVERY_MS);
   const start = Date.now();
   // detached: the suite leads a process group of its own, so one kill of -pid stops all of it.
   const child = spawn('npm', ['run', '--silent', 'test:node'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
