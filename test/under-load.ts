@@ -48,14 +48,24 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const load = (): number => loadavg()[0] ?? 0;
 const say = (line: string): void => void process.stderr.write(`[under-load] ${line}\n`);
 
-// A spinner that checks, every few million iterations, its deadline and whether its parent is still
-// the one that started it (an orphan is re-parented): it never outlives this script by much.
+// A spinner that checks, every few million iterations, its deadline and whether its parent still
+// lives (signal 0; process.ppid is read once at startup, so it cannot tell): when this script is
+// killed -9 the burners stop within milliseconds. The suite, which leads a process group of its
+// own, then runs to its end (it is bounded by its own timeouts).
 const BURNER_SOURCE = `
 const end = Date.now() + ${BURNER_LIFETIME_MS};
 const parent = process.ppid;
+const parentLives = () => {
+  try {
+    process.kill(parent, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 for (;;) {
   for (let i = 0; i < 5e6; i++);
-  if (Date.now() > end || process.ppid !== parent) process.exit(0);
+  if (Date.now() > end || !parentLives()) process.exit(0);
 }`;
 
 const burners: ChildProcess[] = [];
