@@ -617,7 +617,7 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     const payload = JSON.stringify({ blob: 'z'.repeat(60_000) });
     let seq = 1;
     const emits = Math.ceil(DEAF_BYTES / 60_000);
-    for (let i = 0; i < emits; i++) {
+    for (let i = 0; i < emits && server.running; i++) {
       sender.control.send(`{"type":"emit","seq":${seq++},"name":"blob","payload":${payload},"ts":0}`);
       if (i >= 150) await sleep(11);
     }
@@ -661,7 +661,7 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     let offered = 0;
     await Promise.all(
       peerSenders.map(async (wire, s) => {
-        for (let i = 0; i < offersPerSender && dropped.size < deafIds.length; i++) {
+        for (let i = 0; i < offersPerSender && dropped.size < deafIds.length && server.running; i++) {
           wire.send(offers[(s + i) % offers.length]!);
           offered++;
           if (i >= 5) await sleep(350);
