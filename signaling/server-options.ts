@@ -96,8 +96,9 @@ export interface SignalingLimits {
   /**
    * Most shards one `info()` answers with, the emptiest first (most room
    * left for the default capacity). Default 100. An answer also costs the
-   * client one message token per 4 KiB it takes, so asking is never cheaper
-   * than the bytes it makes the server send.
+   * client one message token per 4 KiB it takes (an answer the bucket cannot
+   * pay for is refused, `RATE_LIMITED`), so asking is never cheaper than the
+   * bytes it makes the server send.
    */
   readonly maxInfoShards: number;
   /**

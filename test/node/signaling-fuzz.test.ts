@@ -47,6 +47,12 @@ const FRAMES_PER_SOCKET = 20;
 /** Deeper than this, a frame must be refused; at most {@link SHALLOW}, an emit must go through. */
 const DEEP = 70;
 const SHALLOW = 60;
+/** What each non-reader of 'clients that never read' is sent: three times the server's buffer cap (8 MB), so kernel buffers cannot hide it. */
+const DEAF_BYTES = 24 * MB;
+/** The PeerJS members offering to the non-readers of that test: with ~200 KB a second each, the cap fills in seconds. */
+const PEER_SENDERS = 24;
+/** How long a barrier (a ping's pong, an EXPIRE) may take before the test calls it a hang. */
+const BARRIER_GUARD_MS = 30_000;
 
 let server: ServerProcess;
 /** Every socket a group opened, terminated at its end. */
@@ -592,40 +598,90 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
 
   it('clients that never read, on a busy shard: each of their sockets is dropped at its buffer cap and the server stays within its bound', async () => {
     const watch = await beginGroup();
-    const sender = await joinMember(server.url, 'fuzz-deaf', { clientOptions: { localAddress: nextAddress() } });
-    track(sender.control);
-    const deaf = await inBatches(2, 2, async () => {
-      const member = await joinMember(server.url, 'fuzz-deaf', { clientOptions: { localAddress: nextAddress() }, record: false });
+    const joinFresh = async (shardName: string, record: boolean): Promise<Member> => {
+      const member = await joinMember(server.url, shardName, { clientOptions: { localAddress: nextAddress() }, record });
       track(member.control);
+      return member;
+    };
+    // Every send below is bounded by bytes, not time: each non-reader is sent DEAF_BYTES however
+    // long that takes (a slow machine sends them later, not fewer), and a barrier, not a sleep,
+    // says when the server has handled them. The control half and the PeerJS half run one after
+    // the other, so the server holds one kind of full buffer at a time.
+
+    // Control: two members that never read their control socket, in a shard where one sender
+    // emits events of 60 KB (a burst of 150, then 90 a second: within its bucket of 100 a second).
+    const sender = await joinFresh('fuzz-deaf', true);
+    const deafControls = await inBatches(2, 2, () => joinFresh('fuzz-deaf', false));
+    for (const member of deafControls) member.control.pause();
+    const listener = await joinFresh('fuzz-deaf', false);
+    const payload = JSON.stringify({ blob: 'z'.repeat(60_000) });
+    let seq = 1;
+    const emits = Math.ceil(DEAF_BYTES / 60_000);
+    for (let i = 0; i < emits && server.running; i++) {
+      sender.control.send(`{"type":"emit","seq":${seq++},"name":"blob","payload":${payload},"ts":0}`);
+      if (i >= 150) await sleep(11);
+    }
+    // A socket's frames are handled in order: once the ping is answered, every event before it
+    // was written out or found a socket over its cap. (The wait only guards against a hang.)
+    await sender.control.request({ type: 'ping', c: 0 }, BARRIER_GUARD_MS);
+    // Dropped already: reading again, each gets what its kernel buffers hold, then the close.
+    const controlCloses = await Promise.all(deafControls.map((m) => m.control.closeWithin(3_000)));
+    if (listener.control.received < (seq - 1) / 2) problems.push(`the reading member got ${listener.control.received} of ${seq - 1} events`);
+
+    // PeerJS: two members that read their control socket but never their PeerJS one, sent offers of
+    // 60 KB by PEER_SENDERS members of their shard. A peer sends at most ~200 KB a second (a frame
+    // costs a token per KB, of 200 a second), so it takes many to put the cap (8 MB) into a socket.
+    // Their control sockets read, so nothing but the buffer cap (or the heartbeat, 10 s and more
+    // away) can close these PeerJS sockets: not their member's leave at the end of its grace.
+    const deafPeers = await inBatches(2, 2, async () => {
+      const member = await joinFresh('fuzz-deaf-peer', false);
       const peer = track(await openPeer(server.url, member, { record: false }));
-      member.control.pause();
       peer.pause();
       return { member, peer };
     });
-    const listener = await joinMember(server.url, 'fuzz-deaf', { clientOptions: { localAddress: nextAddress() }, record: false });
-    track(listener.control);
-    const senderPeer = track(await openPeer(server.url, sender, { record: false }));
-    // Within every limit: events of 60 KB to the shard (a burst of 150, then 90 a second), and
-    // offers of 60 KB to the deaf peers (a burst of 300, then 90 a second): megabytes a second to each deaf socket.
-    const payload = JSON.stringify({ blob: 'z'.repeat(60_000) });
-    const offers = deaf.map((d) => JSON.stringify({ type: 'OFFER', dst: d.member.peer.id, payload: { sdp: 'o'.repeat(60_000) } }));
-    let seq = 1;
-    let offered = 0;
-    for (let i = 0; i < 150; i++) sender.control.send(`{"type":"emit","seq":${seq++},"name":"blob","payload":${payload},"ts":0}`);
-    for (let i = 0; i < 300; i++) senderPeer.send(offers[offered++ % offers.length]!);
-    const start = Date.now();
-    while (Date.now() - start < 2_500 && server.running) {
-      sender.control.send(`{"type":"emit","seq":${seq++},"name":"blob","payload":${payload},"ts":0}`);
-      senderPeer.send(offers[offered++ % offers.length]!);
-      await sleep(11);
+    const peerSenders = await inBatches(PEER_SENDERS, 4, async () => track(await openPeer(server.url, await joinFresh('fuzz-deaf-peer', false))));
+    const deafIds = deafPeers.map((d) => d.member.peer.id);
+    // Offers to a dropped peer wait in its queue, and once that is full (128 KB) each is answered
+    // EXPIRE: the server's own word that the socket is gone, and that no more need be sent.
+    const dropped = new Set<string>();
+    for (const wire of peerSenders) {
+      wire.ws.on('message', (data) => {
+        let src: unknown;
+        try {
+          ({ src } = JSON.parse(String(data)) as { src?: unknown });
+        } catch {
+          return void problems.push(`a PeerJS sender got a frame that is not JSON: ${String(data).slice(0, 200)}`);
+        }
+        if (typeof src === 'string' && deafIds.includes(src)) dropped.add(src);
+      });
     }
-    await sleep(300);
-    const closes = await Promise.all(deaf.flatMap((d) => [d.member.control.closeWithin(3_000), d.peer.closeWithin(3_000)]));
-    if (listener.control.received < (seq - 1) / 2) problems.push(`the reading member got ${listener.control.received} of ${seq - 1} events`);
-    const labels = ['control', 'PeerJS', 'control', 'PeerJS'];
-    const stillOpen = closes.flatMap((c, i) => (c === null ? [labels[i]!] : []));
+    const offers = deafIds.map((id) => JSON.stringify({ type: 'OFFER', dst: id, payload: { sdp: 'o'.repeat(60_000) } }));
+    // Each sender keeps within its bucket (6 at once, then one every 350 ms): the server refuses none.
+    const offersPerSender = Math.ceil((DEAF_BYTES * deafIds.length) / 60_000 / PEER_SENDERS);
+    let offered = 0;
+    await Promise.all(
+      peerSenders.map(async (wire, s) => {
+        for (let i = 0; i < offersPerSender && dropped.size < deafIds.length && server.running; i++) {
+          wire.send(offers[(s + i) % offers.length]!);
+          offered++;
+          if (i >= 5) await sleep(350);
+        }
+      }),
+    );
+    // The same barrier for PeerJS: an offer to nobody is answered EXPIRE after every offer before it.
+    await Promise.all(
+      peerSenders.map((wire, s) => {
+        const answer = wire.next((f) => f.type === 'EXPIRE' && f['src'] === `nobody-${s}`, BARRIER_GUARD_MS);
+        wire.send(JSON.stringify({ type: 'OFFER', dst: `nobody-${s}`, payload: {} }));
+        return answer;
+      }),
+    );
+    const peerCloses = await Promise.all(deafPeers.map((d) => d.peer.closeWithin(3_000)));
+    for (const d of deafPeers) if (d.member.control.closedWith) problems.push(`a member deaf on PeerJS only lost its control socket: ${JSON.stringify(d.member.control.closedWith)}`);
+    const labels = ['control', 'control', 'PeerJS', 'PeerJS'];
+    const stillOpen = [...controlCloses, ...peerCloses].flatMap((c, i) => (c === null ? [labels[i]!] : []));
     await endGroup(watch, 'non-readers');
-    assert.deepEqual(stillOpen, [], `deaf sockets never dropped (${seq - 1} events and ${offered} offers of 60 KB sent)`);
+    assert.deepEqual(stillOpen, [], `deaf sockets never dropped (${seq - 1} events and ${offered} offers of 60 KB sent; the server answered EXPIRE for ${dropped.size} of the 2 PeerJS ones)`);
   });
 
   it('floods on every socket kind: control junk, PeerJS heartbeats and offers to nobody from non-readers, HTTP bodies deep and huge on every /services route', async () => {

@@ -9,7 +9,8 @@ import type { Connection } from '../connection.js';
 import type { ServerContext } from '../context.js';
 import { writable } from '../outbox.js';
 import { clock, levelAt } from '../rate-buckets.js';
-import { storeFailed } from '../refusals.js';
+import { fail, storeFailed } from '../refusals.js';
+import { saveBuckets } from '../session.js';
 
 /** One message token per this many bytes of an `info` answer (SignalingLimits.maxInfoShards). */
 const INFO_BYTES_PER_TOKEN = 4096;
@@ -29,7 +30,8 @@ export function onInfo(ctx: ServerContext, connection: Connection, message: Info
 /**
  * Answers `info` with at most {@link SignalingLimits.maxInfoShards} shards,
  * the emptiest first, and charges the client a message token per
- * {@link INFO_BYTES_PER_TOKEN} bytes of the answer.
+ * {@link INFO_BYTES_PER_TOKEN} bytes of the answer; an answer the client's
+ * bucket cannot pay for is refused (RATE_LIMITED) instead.
  */
 function sendInfo(ctx: ServerContext, connection: Connection, id: number, all: readonly ShardInfo[]): void {
   const max = ctx.limits.maxInfoShards;
@@ -37,9 +39,21 @@ function sendInfo(ctx: ServerContext, connection: Connection, id: number, all: r
   const text = JSON.stringify({ type: 'info', id, shards } satisfies ServerMessage);
   const extra = Math.floor(text.length / INFO_BYTES_PER_TOKEN);
   if (extra > 0) {
+    // The door took one token per request as it came, and the answers are paid for here, once
+    // the store has answered: when many requests arrive in one read (a busy machine batches
+    // them), the door admits them all before the first answer is paid. Forgiving what the bucket
+    // could not pay (it was clamped at zero) then let 150 requests of 30 bytes buy 91 answers of
+    // 10 KB from a bucket of 100; an answer is sent only when its whole price is paid.
+    const rate = ctx.limits.maxMessagesPerSecond;
     const now = clock();
-    connection.messageMilliTokens = Math.max(0, levelAt(connection, 'message', ctx.limits.maxMessagesPerSecond, now) - extra * 1000);
+    const level = levelAt(connection, 'message', rate, now);
     connection.messageStamp = now;
+    if (level < extra * 1000) {
+      connection.messageMilliTokens = level;
+      saveBuckets(ctx, connection, now);
+      return fail(ctx, connection, 'RATE_LIMITED', `too many messages (an info answer of ${text.length} bytes costs ${extra + 1})`, { id });
+    }
+    connection.messageMilliTokens = level - extra * 1000;
   }
   if (writable(ctx, connection)) connection.socket.send(text);
 }
