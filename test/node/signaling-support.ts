@@ -108,9 +108,10 @@ export class Raw {
     });
   }
 
-  async join(extra: Record<string, unknown> = {}): Promise<Frame> {
+  /** Joins; `timeoutMs` bounds the wait for the answer (a burst of a thousand joins on a busy machine wants more than the default). */
+  async join(extra: Record<string, unknown> = {}, timeoutMs?: number): Promise<Frame> {
     await this.opened;
-    return this.request({ type: 'join', v: 1, projectId: PROJECT, kind: 'browser', ...extra });
+    return this.request({ type: 'join', v: 1, projectId: PROJECT, kind: 'browser', ...extra }, timeoutMs);
   }
 
   close(): void {
