@@ -123,13 +123,22 @@ export async function resume(ctx: ServerContext, connection: Connection, message
       ...(message.userInfo ? { userInfo } : {}),
       ...(connection.peerId !== existing.peerId ? { peerId: connection.peerId } : {}),
     });
-    return member ? true : fallback(connection);
+    if (member) return true;
+    // Gone between the read and the move: the node that held it was swept meanwhile (a resume racing
+    // the sweep of a dead node). Its place is taken back below, as after a restart, not given away.
+    if (checked.bootId === ctx.bootId || ctx.nodeId === null) return fallback(connection);
+    return rejoin(ctx, connection, checked.shardName, connection.userId, userInfo);
   }
   if (checked.bootId === ctx.bootId) return fallback(connection); // the grace period ran out: a new id
   // The server restarted and lost its state: the client takes its old id and shard back if there is room.
+  return rejoin(ctx, connection, checked.shardName, userId, userInfo);
+}
+
+/** Takes a client's old id and shard back through the capacity check (after a restart or its node's sweep); false: a fresh join. */
+async function rejoin(ctx: ServerContext, connection: Connection, shardName: string, userId: string | null, userInfo: EventPayload): Promise<boolean> {
   connection.userId = userId;
   issuePeerId(connection);
-  const outcome = await joinStore(ctx, connection, checked.shardName, userInfo);
+  const outcome = await joinStore(ctx, connection, shardName, userInfo);
   return outcome.ok ? true : fallback(connection);
 }
 

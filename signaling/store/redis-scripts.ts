@@ -143,11 +143,15 @@ redis.call('HSET', mkey, clientId, nv)
 return {nv, redis.call('HGET', base .. 'shards', shard) or ''}
 `;
 
-// ARGV: prefix, dead node, force ('1': sweep even with a live lease; a node clearing its previous run)
+// ARGV: prefix, dead node, force ('1': sweep even with a live lease; a node clearing its previous run), batch size.
+// Removes at most `batch` of the node's members per call, so Redis serves the others between calls (one script
+// over 16,000 members held it for seconds, every other node's renewal timed out, and their leases lapsed in turn).
+// Returns the refs removed, then '1' as the last element when the node has none left (the caller calls again otherwise).
 const LUA_SWEEP = `${LUA_COMMON}
-local prefix, dead, force = ARGV[1], ARGV[2], ARGV[3]
-if force ~= '1' and redis.call('EXISTS', prefix .. 'lease:' .. dead) == 1 then return {} end
-local refs = redis.call('SMEMBERS', prefix .. 'nm:' .. dead)
+local prefix, dead, force, batch = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+if force ~= '1' and redis.call('EXISTS', prefix .. 'lease:' .. dead) == 1 then return {'1'} end
+local key = prefix .. 'nm:' .. dead
+local refs = redis.call('SPOP', key, batch)
 local out = {}
 for i = 1, #refs do
   local P, shard, clientId = string.match(refs[i], '^([^\\n]*)\\n([^\\n]*)\\n(.*)$')
@@ -162,10 +166,12 @@ for i = 1, #refs do
     end
   end
 end
-redis.call('DEL', prefix .. 'nm:' .. dead)
-if force ~= '1' then
-  redis.call('SREM', prefix .. 'nodes', dead)
+if redis.call('SCARD', key) > 0 then
+  out[#out + 1] = '0'
+  return out
 end
+if force ~= '1' then redis.call('SREM', prefix .. 'nodes', dead) end
+out[#out + 1] = '1'
 return out
 `;
 

@@ -91,6 +91,8 @@ export interface RedisShardStore extends ShardStore {
 }
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Members one sweep script removes at most (see LUA_SWEEP). */
+const SWEEP_BATCH = 500;
 /** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
 const MAX_RECOVERY_WAIT_MS = 5_000;
 
@@ -236,15 +238,21 @@ class RedisStore implements RedisShardStore {
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
-    const refs = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0'])) as string[];
-    for (const ref of refs) {
-      const [projectId, shardName, clientId] = splitMemberRef(ref);
-      // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
-      // it never lists itself beside the members that took its place; the client is placed anew.
-      if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
-      this.#presenceRemove(projectId, shardName, clientId);
+    let removed = 0;
+    // In batches: Redis serves the other nodes (their renewals) between two of them.
+    for (let done = false; !done; ) {
+      const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH])) as string[];
+      done = reply.pop() !== '0';
+      for (const ref of reply) {
+        const [projectId, shardName, clientId] = splitMemberRef(ref);
+        // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
+        // it never lists itself beside the members that took its place; the client is placed anew.
+        if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
+        this.#presenceRemove(projectId, shardName, clientId);
+      }
+      removed += reply.length;
     }
-    if (refs.length > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${refs.length} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
+    if (removed > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${removed} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
   }
 
   /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
