@@ -5,6 +5,7 @@
  *
  *   npm run bench -- cluster-scale                          # 10,000 clients
  *   CLUSTER_CLIENTS=100000 npm run bench -- cluster-scale   # the issue's figure
+ *   CLUSTER_SPARE=1 …                                        # the spare node (below) at any size
  *
  * Why a cluster: one process here may hold 20,000 files (`ulimit -n`, hard
  * limit too), so 100,000 clients are spread over 6 nodes (~16,700 sockets
@@ -260,12 +261,13 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const victimClients = heldBy[0]!;
   const survivors = nodes.slice(1);
   let spare: NodeProcess | null = null;
-  if (CLIENTS / survivors.length > SOCKETS_PER_PROCESS) {
+  // CLUSTER_SPARE=1 adds the spare at any size (to try that path at a small scale).
+  if (CLIENTS / survivors.length > SOCKETS_PER_PROCESS || process.env['CLUSTER_SPARE'] === '1') {
     spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs);
     processes.nodes.push(spare);
     const all = [...nodes, spare].map(controlUrl);
     for (const group of groups) group.tell({ urls: all });
-    context.log(`\n${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`);
+    context.log(`\n${CLIENTS / survivors.length <= SOCKETS_PER_PROCESS ? '(CLUSTER_SPARE=1) ' : ''}${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`);
     await sleep(1_000);
   }
   const killedAt = Date.now();
