@@ -225,8 +225,11 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const groups = await Promise.all(
     shares.map((count, home) => Clients.start({ urls, home, count, inFlight: IN_FLIGHT_PER_PROCESS, projectId: PROJECT, projectToken: TOKEN, capacity: CAPACITY }, processes.children)),
   );
-  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number }[];
+  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number> }[];
   const rampMs = Math.max(...ramps.map((ramp) => ramp.ended)) - Math.min(...ramps.map((ramp) => ramp.started));
+  const rampAttempts = ramps.reduce((sum, ramp) => sum + ramp.attempts, 0);
+  const rampRefusals: Record<string, number> = {};
+  for (const ramp of ramps) for (const [why, count] of Object.entries(ramp.refusals)) rampRefusals[why] = (rampRefusals[why] ?? 0) + count;
   await sleep(SETTLE_MS);
   const loaded = nodes.map((node) => procStatus(node.child.pid!));
   const redisLoaded = await redisMemory(redis);
@@ -254,7 +257,7 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const clusterJoins = CLIENTS / (rampMs / 1000);
   const redisPerClient = (redisLoaded.used - redisIdle.used) / CLIENTS;
   const rssPerClient = rows.reduce((sum, row) => sum + (row.rss - row.idleRss), 0) / rows.reduce((sum, row) => sum + row.clients, 0);
-  context.log(`\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)})`);
+  context.log(`\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)}); ${rampAttempts === CLIENTS ? 'every first join admitted at once' : `${bytes(rampAttempts - CLIENTS)} joins tried again during the ramp: ${JSON.stringify(rampRefusals)}`}`);
 
   // Failover: kill -9 of node 1.
   const victim = nodes[0]!;
@@ -303,8 +306,9 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const recovered = totals.lost >= victimClients && totals.lostAndBack === totals.lost;
   const recoveryMs = totals.lastBack - killedAt;
   const noticeMs = totals.firstLost - killedAt;
+  const failedAfterKill = Object.fromEntries(Object.entries(totals.refusals).map(([why, count]): [string, number] => [why, count - (rampRefusals[why] ?? 0)]).filter(([, count]) => count > 0));
   context.log(
-    `\nkill -9 of ${victim.id} (${bytes(victimClients)} clients): ${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} lost clients joined again elsewhere ${recovered ? `${seconds(recoveryMs)} after the kill` : `when the wait ended (${seconds(RECOVERY_DEADLINE_MS)})`}; first close seen ${seconds(noticeMs)} after it; ${bytes(totals.resumed)} kept their client id and shard, ${bytes(totals.placedAnew)} were placed anew; ${bytes(totals.attempts - CLIENTS)} attempts beyond the first joins${Object.keys(totals.refusals).length > 0 ? `, failed attempts: ${JSON.stringify(totals.refusals)}` : ''}`,
+    `\nkill -9 of ${victim.id} (${bytes(victimClients)} clients): ${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} lost clients joined again elsewhere ${recovered ? `${seconds(recoveryMs)} after the kill` : `when the wait ended (${seconds(RECOVERY_DEADLINE_MS)})`}; first close seen ${seconds(noticeMs)} after it; ${bytes(totals.resumed)} kept their client id and shard, ${bytes(totals.placedAnew)} were placed anew; ${bytes(totals.attempts - rampAttempts)} attempts after the kill${Object.keys(failedAfterKill).length > 0 ? `, failed attempts: ${JSON.stringify(failedAfterKill)}` : ''}`,
   );
 
   // Redis after the dead node's lease: its leftovers swept, every member counted.
@@ -337,6 +341,6 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
       { name: `kill -9 of a node: all of its clients members elsewhere`, pass: recovered, detail: recovered ? `${bytes(victimClients)} clients in ${seconds(recoveryMs)}` : `${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} after ${seconds(RECOVERY_DEADLINE_MS)}` },
       { name: 'no shard over capacity, exactly N members, none on two shards, none on the dead node', pass: invariantsHold, detail: `${bytes(check.members)} members, largest shard sampled ${maxShardDuring}, ${check.overCapacity.length} over, ${check.onTwoShards} on two shards, ${onDead} on ${victim.id}, ${missingInRedis + notAClient} mismatched with the clients` },
     ],
-    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
+    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
   };
 }

@@ -41,6 +41,8 @@ const config = JSON.parse(process.argv[2] ?? '{}') as Config;
 /** The kit's backoff (control-connection.ts retry): 250 ms first, doubling, 30 s cap, jitter on the upper half. */
 const INITIAL_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
+/** Attempts of one client's first join before the ramp gives up (bounded: the run must end). */
+const MAX_FIRST_ATTEMPTS = 8;
 
 interface Client {
   readonly index: number;
@@ -139,10 +141,15 @@ function nextNode(client: Client, from: number): number {
   return live[client.index % live.length]!;
 }
 
-function retry(client: Client): void {
+/** The next delay of the client's backoff. */
+function backoff(client: Client): number {
   const base = Math.min(MAX_DELAY_MS, INITIAL_DELAY_MS * 2 ** Math.min(client.attempt, 20));
   client.attempt++;
-  const delay = base / 2 + Math.random() * (base / 2);
+  return base / 2 + Math.random() * (base / 2);
+}
+
+function retry(client: Client): void {
+  const delay = backoff(client);
   setTimeout(() => {
     connect(client).catch(() => {
       // Refused or failed: the next node, after the next delay.
@@ -159,12 +166,22 @@ async function joinAll(): Promise<void> {
     while (next < config.count) {
       const client: Client = { index: next++, socket: null, node: config.home, joined: false, clientId: '', resumeToken: '', attempt: 0, joinedAt: 0, lostAt: 0, resumed: 0, placedAnew: 0 };
       clients.push(client);
-      await connect(client);
+      // A refused first join (a node answering UNAVAILABLE under load) is tried again on the same node
+      // after the backoff, as the kit's client would (there on its next URL), a bounded number of times.
+      for (;;) {
+        try {
+          await connect(client);
+          break;
+        } catch (error) {
+          if (client.attempt >= MAX_FIRST_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, backoff(client)));
+        }
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(config.inFlight, config.count) }, lane));
   const ended = Date.now();
-  send({ bench: 'joined', count: clients.length, started, ended });
+  send({ bench: 'joined', count: clients.length, started, ended, attempts, refusals: { ...refusals } });
 }
 
 function status(): Record<string, unknown> {
