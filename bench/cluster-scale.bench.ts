@@ -88,9 +88,18 @@ interface Status {
   firstLost: number;
   resumed: number;
   placedAnew: number;
+  /** Date.now() of the first and last rejoin that kept its client id, and of those placed anew. */
+  resumedSpan: { first: number; last: number };
+  anewSpan: { first: number; last: number };
   perNode: number[];
   attempts: number;
   refusals: Record<string, number>;
+}
+
+/** The span covering both (0: none). */
+function joinSpans(a: { first: number; last: number }, b: { first: number; last: number }): { first: number; last: number } {
+  const firsts = [a.first, b.first].filter((time) => time > 0);
+  return { first: firsts.length > 0 ? Math.min(...firsts) : 0, last: Math.max(a.last, b.last) };
 }
 
 /** A client process and what it answers. */
@@ -280,9 +289,12 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   let minMembersDuring = Number.POSITIVE_INFINITY;
   let maxMembersDuring = 0;
   let totals: Status | null = null;
+  let sweptAt = 0;
   while (Date.now() - killedAt < RECOVERY_DEADLINE_MS) {
     await sleep(250);
     const sample = await sizes(redis);
+    // The dead node leaves the set of nodes when another node sweeps it (LUA_SWEEP), its lease run out.
+    if (sweptAt === 0 && (await redis.sismember(`${KEYS}nodes`, victim.id)) === 0) sweptAt = Date.now();
     maxShardDuring = Math.max(maxShardDuring, sample.max);
     minMembersDuring = Math.min(minMembersDuring, sample.sum);
     maxMembersDuring = Math.max(maxMembersDuring, sample.sum);
@@ -296,6 +308,8 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
       firstLost: status.firstLost === 0 ? sum.firstLost : Math.min(sum.firstLost || Number.POSITIVE_INFINITY, status.firstLost),
       resumed: sum.resumed + status.resumed,
       placedAnew: sum.placedAnew + status.placedAnew,
+      resumedSpan: joinSpans(sum.resumedSpan, status.resumedSpan),
+      anewSpan: joinSpans(sum.anewSpan, status.anewSpan),
       perNode: sum.perNode.map((value, i) => value + (status.perNode[i] ?? 0)),
       attempts: sum.attempts + status.attempts,
       refusals: Object.fromEntries([...new Set([...Object.keys(sum.refusals), ...Object.keys(status.refusals)])].map((key) => [key, (sum.refusals[key] ?? 0) + (status.refusals[key] ?? 0)])),
@@ -306,15 +320,17 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const recovered = totals.lost >= victimClients && totals.lostAndBack === totals.lost;
   const recoveryMs = totals.lastBack - killedAt;
   const noticeMs = totals.firstLost - killedAt;
+  const span = (times: { first: number; last: number }): string => `${seconds(times.first - killedAt)} to ${seconds(times.last - killedAt)} after the kill`;
   const failedAfterKill = Object.fromEntries(Object.entries(totals.refusals).map(([why, count]): [string, number] => [why, count - (rampRefusals[why] ?? 0)]).filter(([, count]) => count > 0));
   context.log(
-    `\nkill -9 of ${victim.id} (${bytes(victimClients)} clients): ${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} lost clients joined again elsewhere ${recovered ? `${seconds(recoveryMs)} after the kill` : `when the wait ended (${seconds(RECOVERY_DEADLINE_MS)})`}; first close seen ${seconds(noticeMs)} after it; ${bytes(totals.resumed)} kept their client id and shard, ${bytes(totals.placedAnew)} were placed anew; ${bytes(totals.attempts - rampAttempts)} attempts after the kill${Object.keys(failedAfterKill).length > 0 ? `, failed attempts: ${JSON.stringify(failedAfterKill)}` : ''}`,
+    `\nkill -9 of ${victim.id} (${bytes(victimClients)} clients): ${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} lost clients joined again elsewhere ${recovered ? `${seconds(recoveryMs)} after the kill` : `when the wait ended (${seconds(RECOVERY_DEADLINE_MS)})`}; first close seen ${seconds(noticeMs)} after it; ${bytes(totals.resumed)} kept their client id and shard${totals.resumed > 0 ? ` (${span(totals.resumedSpan)})` : ''}, ${bytes(totals.placedAnew)} were placed anew${totals.placedAnew > 0 ? ` (${span(totals.anewSpan)})` : ''}; ${bytes(totals.attempts - rampAttempts)} attempts after the kill${Object.keys(failedAfterKill).length > 0 ? `, failed attempts: ${JSON.stringify(failedAfterKill)}` : ''}`,
   );
 
   // Redis after the dead node's lease: its leftovers swept, every member counted.
   const settleUntil = Date.now() + LEASE_MS * 4 + 10_000;
   while (Date.now() < settleUntil) {
     const left = await redis.scard(`${KEYS}nm:${victim.id}`);
+    if (sweptAt === 0 && (await redis.sismember(`${KEYS}nodes`, victim.id)) === 0) sweptAt = Date.now();
     const sample = await sizes(redis);
     maxShardDuring = Math.max(maxShardDuring, sample.max);
     if (left === 0 && sample.sum === CLIENTS) break;
@@ -328,7 +344,7 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const onDead = check.byNode.get(victim.id) ?? 0;
   const liveNodes = [...survivors, ...(spare ? [spare] : [])];
   context.log(
-    `Redis after the sweep: ${bytes(check.members)} members in ${bytes(check.shards)} shards, ${check.overCapacity.length} over capacity (largest sampled during the failover: ${maxShardDuring}), ${check.onTwoShards} on two shards, ${onDead} left on ${victim.id}, ${check.sizeMismatches} shard size counters off; members during the failover ${bytes(minMembersDuring)} to ${bytes(maxMembersDuring)}; ${bytes(clientIds.length)} clients joined, ${missingInRedis} of them not in Redis, ${notAClient} members in Redis that no client holds`,
+    `${victim.id} swept ${sweptAt === 0 ? 'never seen' : `${seconds(sweptAt - killedAt)} after the kill`} (lease ${LEASE_MS} ms, sampled every 250 ms). Redis after the sweep: ${bytes(check.members)} members in ${bytes(check.shards)} shards, ${check.overCapacity.length} over capacity (largest sampled during the failover: ${maxShardDuring}), ${check.onTwoShards} on two shards, ${onDead} left on ${victim.id}, ${check.sizeMismatches} shard size counters off; members during the failover ${bytes(minMembersDuring)} to ${bytes(maxMembersDuring)}; ${bytes(clientIds.length)} clients joined, ${missingInRedis} of them not in Redis, ${notAClient} members in Redis that no client holds`,
   );
   context.log(`members per node now: ${liveNodes.map((node) => `${node.id} ${bytes(check.byNode.get(node.id) ?? 0)}`).join(', ')}`);
   const after = liveNodes.map((node) => ({ id: node.id, ...procStatus(node.child.pid!) }));
@@ -341,6 +357,6 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
       { name: `kill -9 of a node: all of its clients members elsewhere`, pass: recovered, detail: recovered ? `${bytes(victimClients)} clients in ${seconds(recoveryMs)}` : `${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} after ${seconds(RECOVERY_DEADLINE_MS)}` },
       { name: 'no shard over capacity, exactly N members, none on two shards, none on the dead node', pass: invariantsHold, detail: `${bytes(check.members)} members, largest shard sampled ${maxShardDuring}, ${check.overCapacity.length} over, ${check.onTwoShards} on two shards, ${onDead} on ${victim.id}, ${missingInRedis + notAClient} mismatched with the clients` },
     ],
-    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
+    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, sweptMs: sweptAt === 0 ? null : sweptAt - killedAt, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
   };
 }

@@ -65,6 +65,9 @@ const clients: Client[] = [];
 const down = new Set<number>();
 const refusals: Record<string, number> = {};
 let attempts = 0;
+/** Date.now() of the first and last rejoin of each kind; 0: none yet (JSON over IPC has no Infinity). */
+const resumedSpan = { first: 0, last: 0 };
+const anewSpan = { first: 0, last: 0 };
 
 function send(message: Record<string, unknown>): void {
   process.send?.({ ...message });
@@ -105,8 +108,13 @@ function connect(client: Client): Promise<void> {
         const frame = JSON.parse(text) as { clientId: string; resumeToken: string; resumed: boolean };
         settled = true;
         if (client.lostAt !== 0) {
-          if (frame.clientId === client.clientId) client.resumed++;
+          const kept = frame.clientId === client.clientId;
+          if (kept) client.resumed++;
           else client.placedAnew++;
+          // When each kind of rejoin happened: a new id after the dead node's lease says its sweep came first.
+          const span = kept ? resumedSpan : anewSpan;
+          if (span.first === 0) span.first = Date.now();
+          span.last = Math.max(span.last, Date.now());
         }
         client.clientId = frame.clientId;
         client.resumeToken = frame.resumeToken;
@@ -209,7 +217,7 @@ function status(): Record<string, unknown> {
     resumed += client.resumed;
     placedAnew += client.placedAnew;
   }
-  return { bench: 'status', clients: clients.length, joined, lost, lostAndBack, lastBack, firstLost: lost > 0 ? firstLost : 0, resumed, placedAnew, perNode, attempts, refusals };
+  return { bench: 'status', clients: clients.length, joined, lost, lostAndBack, lastBack, firstLost: lost > 0 ? firstLost : 0, resumed, placedAnew, resumedSpan: { ...resumedSpan }, anewSpan: { ...anewSpan }, perNode, attempts, refusals };
 }
 
 process.on('message', (message: { join?: true; down?: number; urls?: string[]; status?: true; ids?: true }) => {
