@@ -6,6 +6,7 @@
  *   npm run bench -- cluster-scale                          # 10,000 clients
  *   CLUSTER_CLIENTS=100000 npm run bench -- cluster-scale   # the issue's figure
  *   CLUSTER_SPARE=1 …                                        # the spare node (below) at any size
+ *   CLUSTER_LEASE_MS=10000 …                                 # another lease than 3 s
  *
  * Why a cluster: one process here may hold 20,000 files (`ulimit -n`, hard
  * limit too), so 100,000 clients are spread over 6 nodes (~16,700 sockets
@@ -49,6 +50,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { decodeRecord } from '../signaling/store/redis-keys.js';
+import { SCRIPTS } from '../signaling/store/redis-scripts.js';
 import { NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
 import { PROJECT, TOKEN } from '../test/node/signaling-support.js';
 import { bytes, table, type BenchContext, type BenchOutcome } from './support/bench.js';
@@ -59,7 +61,8 @@ const DEFAULT_CLIENTS = 10_000;
 const CLIENTS = Number(process.env['CLUSTER_CLIENTS'] ?? DEFAULT_CLIENTS);
 const NODES = 6;
 const CAPACITY = 10;
-const LEASE_MS = 3_000;
+/** A few seconds, so that a dead node's leftovers are swept within the run; CLUSTER_LEASE_MS to try another. */
+const LEASE_MS = Number(process.env['CLUSTER_LEASE_MS'] ?? 3_000);
 const IN_FLIGHT_PER_PROCESS = 64;
 /** Sockets one node or client process may hold: 20,000 files less its own (Redis, listening socket, stdio, tsx's esbuild). */
 const SOCKETS_PER_PROCESS = 19_500;
@@ -186,9 +189,42 @@ async function census(redis: Redis): Promise<{ members: number; shards: number; 
   return { members, shards: shardNames.length, overCapacity, onTwoShards, byNode, ids, sizeMismatches };
 }
 
+/** Prints Redis's SLOWLOG: the slowest commands, with the store's script names for EVALSHA. */
+async function slowest(redis: Redis, context: BenchContext): Promise<void> {
+  const names = new Map(Object.entries(SCRIPTS).map(([name, script]) => [script.sha, name]));
+  const entries = (await redis.call('SLOWLOG', 'GET', '128')) as [number, number, number, string[]][];
+  if (entries.length === 0) return;
+  const byName = new Map<string, { count: number; maxUs: number; totalUs: number }>();
+  for (const [, , micros, args] of entries) {
+    const command = String(args[0] ?? '').toUpperCase();
+    const name = command === 'EVALSHA' ? `script ${names.get(String(args[1])) ?? String(args[1]).slice(0, 8)}` : command;
+    const entry = byName.get(name) ?? { count: 0, maxUs: 0, totalUs: 0 };
+    entry.count++;
+    entry.maxUs = Math.max(entry.maxUs, micros);
+    entry.totalUs += micros;
+    byName.set(name, entry);
+  }
+  const total = Number(await redis.call('SLOWLOG', 'LEN'));
+  context.log(
+    `\nRedis SLOWLOG (commands over 10 ms; the last ${entries.length} of ${total} kept): ${[...byName.entries()]
+      .sort((a, b) => b[1].maxUs - a[1].maxUs)
+      .map(([name, entry]) => `${name} ×${entry.count}, longest ${(entry.maxUs / 1000).toFixed(0)} ms`)
+      .join('; ')}`,
+  );
+}
+
 const mb = (value: number): string => `${(value / 1024 ** 2).toFixed(0)} MB`;
 const kb = (value: number): string => `${(value / 1024).toFixed(2)} KB`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+/** What the run started, for its `finally`. */
+interface Processes {
+  redis?: RedisProcess;
+  nodes: NodeProcess[];
+  children: ChildProcess[];
+  client?: Redis;
+  stopSampler?: () => void;
+}
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
   if (skipRedis) {
@@ -198,7 +234,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   if (!Number.isInteger(CLIENTS) || CLIENTS < NODES * CAPACITY || CLIENTS / NODES > SOCKETS_PER_PROCESS) {
     throw new Error(`CLUSTER_CLIENTS must be an integer from ${NODES * CAPACITY} to ${NODES * SOCKETS_PER_PROCESS} (one node and one client process hold a sixth each), got ${process.env['CLUSTER_CLIENTS']}`);
   }
-  const processes: { redis?: RedisProcess; nodes: NodeProcess[]; children: ChildProcess[]; client?: Redis } = { nodes: [], children: [] };
+  const processes: Processes = { nodes: [], children: [] };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`cluster-scale: not done within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
@@ -207,6 +243,19 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     return await Promise.race([measureCluster(context, processes), deadline]);
   } finally {
     clearTimeout(timer);
+    // What the nodes said about their leases (redis-store.ts logs each lapse, re-registration and sweep), also on failure.
+    const notes = processes.nodes.flatMap((node) =>
+      node.output
+        .join('')
+        .split('\n')
+        .filter((line) => /lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/.test(line))
+        .map((line) => `  ${line.replace(/^platform-kit: /, '')}`),
+    );
+    if (notes.length > 0) context.log(`\nthe nodes' log about leases (${notes.length} lines${notes.length > 40 ? ', the first 40' : ''}):\n${notes.slice(0, 40).join('\n')}`);
+    processes.stopSampler?.();
+    // Redis's slowest commands of the run (over 10 ms, its default threshold): a script that holds Redis longer
+    // than the nodes' command timeout makes every node's renewal wait behind it.
+    if (processes.client) await slowest(processes.client, context).catch(() => undefined);
     for (const child of processes.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     processes.client?.disconnect();
     await Promise.all(processes.nodes.map((node) => node.stop().catch(() => node.child.kill('SIGKILL'))));
@@ -214,7 +263,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   }
 }
 
-async function measureCluster(context: BenchContext, processes: { redis?: RedisProcess; nodes: NodeProcess[]; children: ChildProcess[]; client?: Redis }): Promise<BenchOutcome> {
+async function measureCluster(context: BenchContext, processes: Processes): Promise<BenchOutcome> {
   const redisProcess = await RedisProcess.start();
   processes.redis = redisProcess;
   const redis = new Redis(redisProcess.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
@@ -234,6 +283,30 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const groups = await Promise.all(
     shares.map((count, home) => Clients.start({ urls, home, count, inFlight: IN_FLIGHT_PER_PROCESS, projectId: PROJECT, projectToken: TOKEN, capacity: CAPACITY }, processes.children)),
   );
+  // Every second from here on: members in Redis and the epoch counter (each lease lapse re-registers a node with a new epoch).
+  const firstEpoch = Number(await redis.get(`${KEYS}epoch`));
+  const samples: { at: number; members: number; epoch: number }[] = [];
+  const sampler = setInterval(() => {
+    void Promise.all([sizes(redis), redis.get(`${KEYS}epoch`)]).then(
+      ([sample, epoch]) => samples.push({ at: Date.now(), members: sample.sum, epoch: Number(epoch) }),
+      () => undefined,
+    );
+  }, 1_000);
+  processes.stopSampler = () => clearInterval(sampler);
+  const lapses = (from: number, to: number): number => {
+    const within = samples.filter((sample) => sample.at >= from && sample.at <= to);
+    return within.length === 0 ? 0 : Math.max(...within.map((sample) => sample.epoch)) - (samples.filter((sample) => sample.at < from).at(-1)?.epoch ?? firstEpoch);
+  };
+  const drops = (): string => {
+    // The largest fall of the member count between two samples: members swept from a node whose lease lapsed.
+    let worst = 0;
+    let peak = 0;
+    for (const sample of samples) {
+      peak = Math.max(peak, sample.members);
+      worst = Math.max(worst, peak - sample.members);
+    }
+    return bytes(worst);
+  };
   const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number> }[];
   const rampMs = Math.max(...ramps.map((ramp) => ramp.ended)) - Math.min(...ramps.map((ramp) => ramp.started));
   const rampAttempts = ramps.reduce((sum, ramp) => sum + ramp.attempts, 0);
@@ -266,7 +339,7 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const clusterJoins = CLIENTS / (rampMs / 1000);
   const redisPerClient = (redisLoaded.used - redisIdle.used) / CLIENTS;
   const rssPerClient = rows.reduce((sum, row) => sum + (row.rss - row.idleRss), 0) / rows.reduce((sum, row) => sum + row.clients, 0);
-  context.log(`\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)}); ${rampAttempts === CLIENTS ? 'every first join admitted at once' : `${bytes(rampAttempts - CLIENTS)} joins tried again during the ramp: ${JSON.stringify(rampRefusals)}`}`);
+  context.log(`\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)}); lease lapses during the ramp: ${lapses(0, Date.now())} (largest fall of the member count below its peak: ${drops()}); ${rampAttempts === CLIENTS ? 'every first join admitted at once' : `${bytes(rampAttempts - CLIENTS)} joins tried again during the ramp: ${JSON.stringify(rampRefusals)}`}`);
 
   // Failover: kill -9 of node 1.
   const victim = nodes[0]!;
@@ -337,6 +410,8 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
     await sleep(250);
   }
   const check = await census(redis);
+  processes.stopSampler?.();
+  const lapsesAfterKill = lapses(killedAt, Date.now());
   const idReplies = (await Promise.all(groups.map((group) => group.ask({ ids: true }, 'ids')))) as unknown as { ids: string[] }[];
   const clientIds = idReplies.flatMap((reply) => reply.ids);
   const missingInRedis = clientIds.filter((id) => !check.ids.has(id)).length;
@@ -344,8 +419,9 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
   const onDead = check.byNode.get(victim.id) ?? 0;
   const liveNodes = [...survivors, ...(spare ? [spare] : [])];
   context.log(
-    `${victim.id} swept ${sweptAt === 0 ? 'never seen' : `${seconds(sweptAt - killedAt)} after the kill`} (lease ${LEASE_MS} ms, sampled every 250 ms). Redis after the sweep: ${bytes(check.members)} members in ${bytes(check.shards)} shards, ${check.overCapacity.length} over capacity (largest sampled during the failover: ${maxShardDuring}), ${check.onTwoShards} on two shards, ${onDead} left on ${victim.id}, ${check.sizeMismatches} shard size counters off; members during the failover ${bytes(minMembersDuring)} to ${bytes(maxMembersDuring)}; ${bytes(clientIds.length)} clients joined, ${missingInRedis} of them not in Redis, ${notAClient} members in Redis that no client holds`,
+    `${victim.id} swept ${sweptAt === 0 ? 'not seen (every client of it had moved before its lease ran out, or the sample missed it)' : `${seconds(sweptAt - killedAt)} after the kill`} (lease ${LEASE_MS} ms, sampled every 250 ms). Redis after the sweep: ${bytes(check.members)} members in ${bytes(check.shards)} shards, ${check.overCapacity.length} over capacity (largest sampled during the failover: ${maxShardDuring}), ${check.onTwoShards} on two shards, ${onDead} left on ${victim.id}, ${check.sizeMismatches} shard size counters off; members during the failover ${bytes(minMembersDuring)} to ${bytes(maxMembersDuring)}; ${bytes(clientIds.length)} clients joined, ${missingInRedis} of them not in Redis, ${notAClient} members in Redis that no client holds`,
   );
+  context.log(`lease lapses (re-registrations with a new epoch) from the kill to the census: ${lapsesAfterKill}; over the whole run: ${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)}`);
   context.log(`members per node now: ${liveNodes.map((node) => `${node.id} ${bytes(check.byNode.get(node.id) ?? 0)}`).join(', ')}`);
   const after = liveNodes.map((node) => ({ id: node.id, ...procStatus(node.child.pid!) }));
   context.log(`RSS now: ${after.map((node) => `${node.id} ${mb(node.rss)} (peak ${mb(node.hwm)})`).join(', ')}`);
@@ -355,8 +431,9 @@ async function measureCluster(context: BenchContext, processes: { redis?: RedisP
     targets: [
       { name: `${bytes(CLIENTS)} idle clients joined over ${NODES} nodes`, pass: before.sum === CLIENTS, detail: `${bytes(before.sum)} members; ${bytes(Math.round(clusterJoins))} joins/s for the cluster, ${rows.map((row) => bytes(Math.round(row.joinsPerSecond))).join(' / ')} per node; RSS ${kb(rssPerClient)} per client over idle; Redis ${kb(redisPerClient)} per client` },
       { name: `kill -9 of a node: all of its clients members elsewhere`, pass: recovered, detail: recovered ? `${bytes(victimClients)} clients in ${seconds(recoveryMs)}` : `${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} after ${seconds(RECOVERY_DEADLINE_MS)}` },
+      { name: 'no node lost its lease during the run', pass: (samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0) === 0, detail: `${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)} re-registrations with a new epoch (lease ${LEASE_MS} ms)` },
       { name: 'no shard over capacity, exactly N members, none on two shards, none on the dead node', pass: invariantsHold, detail: `${bytes(check.members)} members, largest shard sampled ${maxShardDuring}, ${check.overCapacity.length} over, ${check.onTwoShards} on two shards, ${onDead} on ${victim.id}, ${missingInRedis + notAClient} mismatched with the clients` },
     ],
-    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, sweptMs: sweptAt === 0 ? null : sweptAt - killedAt, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
+    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, lapsesAfterKill, samples, sweptMs: sweptAt === 0 ? null : sweptAt - killedAt, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
   };
 }
