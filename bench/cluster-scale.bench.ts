@@ -248,7 +248,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       node.output
         .join('')
         .split('\n')
-        .filter((line) => /lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/.test(line))
+        .filter((line) => /had lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/.test(line))
         .map((line) => `  ${line.replace(/^platform-kit: /, '')}`),
     );
     if (notes.length > 0) context.log(`\nthe nodes' log about leases (${notes.length} lines${notes.length > 40 ? ', the first 40' : ''}):\n${notes.slice(0, 40).join('\n')}`);
