@@ -25,7 +25,7 @@ export const SERVER_NAMES: Record<ServerKind, string> = {
   ours: 'ours (signaling)',
   peer: 'PeerServer (peer 1.0.2)',
   socketio: 'Socket.IO 4.8 (room + presence)',
-  colyseus: 'Colyseus 0.16 (joinOrCreate, MapSchema)',
+  colyseus: 'Colyseus 0.18 (joinOrCreate, MapSchema)',
 };
 
 /** What the child reports on `measure`. */
@@ -168,24 +168,25 @@ function socketIoProtocol(port: number): ClientProtocol {
   };
 }
 
-/** Colyseus protocol codes (colyseus.js Protocol.ts). */
+/** Colyseus protocol codes (@colyseus/shared-types Protocol, unchanged from 0.16 for these). */
 const JOIN_ROOM = 10;
 const ROOM_STATE = 14;
 const JOIN_ROOM_ACK = Buffer.from([JOIN_ROOM]);
 
 /**
- * Colyseus: what colyseus.js 0.16 `client.joinOrCreate('room')` does. A
+ * Colyseus: what the Colyseus 0.18 SDK's `client.joinOrCreate('room')` does. A
  * matchmaking request (`POST /matchmake/joinOrCreate/room`, on a keep-alive
  * agent as Node's global agent and browsers do) reserves a seat; the socket
  * opens at `/<processId>/<roomId>?sessionId=…`; the server sends JOIN_ROOM,
  * the client acknowledges it, and the server sends the room's full state
- * (the member list). Done when the state arrives (colyseus.js resolves its
+ * (the member list). Done when the state arrives (the SDK resolves its
  * promise at JOIN_ROOM, half a round trip earlier, with no member list yet).
  */
 function colyseusProtocol(port: number): ClientProtocol {
   // As Node's global agent (keep-alive, LIFO, 5 s), a little under the server's 5 s keep-alive timeout.
   const agent = new Agent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 });
-  type Seat = { room: { processId: string; roomId: string }; sessionId: string };
+  // 0.18's seat reservation is flat (ISeatReservation in @colyseus/shared-types); 0.16 nested the room.
+  type Seat = { name: string; roomId: string; processId: string; sessionId: string };
   async function reserve(): Promise<Seat> {
     try {
       return await post(agent);
@@ -219,7 +220,7 @@ function colyseusProtocol(port: number): ClientProtocol {
   return {
     async open() {
       const seat = await reserve();
-      return new WebSocket(`ws://127.0.0.1:${port}/${seat.room.processId}/${seat.room.roomId}?sessionId=${seat.sessionId}`, SOCKET_OPTIONS);
+      return new WebSocket(`ws://127.0.0.1:${port}/${seat.processId}/${seat.roomId}?sessionId=${seat.sessionId}`, SOCKET_OPTIONS);
     },
     onFrame(socket, data) {
       if (data[0] === JOIN_ROOM) socket.send(JOIN_ROOM_ACK);
