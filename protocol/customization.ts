@@ -68,6 +68,24 @@ export interface BuiltCustomization {
   readonly editor: readonly VccScopeDefinition[];
 }
 
+/**
+ * Most fields a customization may declare, over all its scopes. Real templates have tens to
+ * a few hundred; each field is a control in the editor's panel, and a probe's 18,000 froze
+ * the page for seconds. Many alike items belong in one list field (an `array` VCC), not in
+ * a field each. Above it the host refuses the customization with `VALUE_TOO_LARGE`.
+ */
+export const MAX_CUSTOMIZATION_FIELDS = 500;
+
+/** Most scopes (entries of `editor`) a customization may declare; above it, `VALUE_TOO_LARGE`. */
+export const MAX_CUSTOMIZATION_SCOPES = 100;
+
+/**
+ * Most fields one scope may declare; above it, `VALUE_TOO_LARGE`. A scope is the unit the
+ * editor's panel draws at once (it opens and closes scopes), so this bounds the work of
+ * opening one: a section of more fields than this is past reading anyway.
+ */
+export const MAX_SCOPE_FIELDS = 100;
+
 /** Scope names the platform fills in; a template cannot declare them. */
 export const PREDEFINED_SCOPES: ReadonlySet<string> = new Set(['metadata', 'serviceMap']);
 
