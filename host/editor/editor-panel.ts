@@ -1,6 +1,8 @@
 /**
  * The side panel of `<platform-editor type="full">`: every VCC of the
  * template, grouped by scope, each drawn with the control of its type.
+ * A scope is a section whose heading opens and closes it; only an open
+ * scope's controls are in the DOM (panel-scopes.ts says which are open).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { parseVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../../protocol/customization.js';
@@ -17,8 +19,16 @@ export interface PanelSpec {
   readonly renderField: (path: VccPath, field: VccFieldDefinition, type: VccType, disabled: boolean) => TemplateResult;
   /** What the focus moving in and out of the panel tells the template ({@link panelFocusFollower}). */
   readonly focus: PanelFocus;
+  /** Which scopes are open, and the toggle of their headings. */
+  readonly scopes: PanelScopes;
   /** In the compact layout the panel is a bottom sheet, up or not, with a close button; null: a side panel. */
   readonly sheet: { readonly open: boolean; readonly close: () => void } | null;
+}
+
+/** The open scopes of the panel (see panel-scopes.ts). */
+export interface PanelScopes {
+  readonly isOpen: (key: string) => boolean;
+  readonly toggle: (key: string) => void;
 }
 
 /** The panel element. Each field sits in a holder whose `data-path` is its path as JSON. */
@@ -58,16 +68,23 @@ export function renderPanel(spec: PanelSpec): TemplateResult {
 function panelScopes(customization: BuiltCustomization, spec: PanelSpec): TemplateResult[] {
   return customization.editor
     .filter((scope) => !PREDEFINED_SCOPES.has(scope.key))
-    .map(
-      (scope) => html`<section aria-labelledby=${`scope-${scope.key}`}>
-        <h2 id=${`scope-${scope.key}`}>${scope.name ?? scope.key}</h2>
-        ${scope.description ? html`<p class="status">${scope.description}</p>` : nothing}
-        ${scope.fields.map((field) => {
-          const path = [scope.key, field.key];
-          return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
-        })}
-      </section>`,
-    );
+    .map((scope) => {
+      const open = spec.scopes.isOpen(scope.key);
+      // The disclosure pattern (a button in the heading, aria-expanded): a closed scope costs one
+      // button, where each control is an element with a shadow root of its own.
+      return html`<section class=${open ? 'scope open' : 'scope'} data-scope=${scope.key} aria-labelledby=${`scope-${scope.key}`}>
+        <h2><button type="button" id=${`scope-${scope.key}`} aria-expanded=${open ? 'true' : 'false'} aria-controls=${`scope-body-${scope.key}`} @click=${() => spec.scopes.toggle(scope.key)}>${scope.name ?? scope.key}</button></h2>
+        <div class="scope-body" id=${`scope-body-${scope.key}`} ?hidden=${!open}>
+          ${open
+            ? html`${scope.description ? html`<p class="status">${scope.description}</p>` : nothing}
+              ${scope.fields.map((field) => {
+                const path = [scope.key, field.key];
+                return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
+              })}`
+            : nothing}
+        </div>
+      </section>`;
+    });
 }
 
 /** The parsed type of a field; a definition with bad options still gets a control: the JSON fallback. */

@@ -55,6 +55,7 @@ import { renderBar } from './editor-bar.js';
 import { panelFocusFollower, renderPanel } from './editor-panel.js';
 import { EditorStatus } from './editor-status.js';
 import { PanelSheet } from './panel-sheet.js';
+import { OpenScopes } from './panel-scopes.js';
 import { EditorProperties } from './editor-properties.js';
 import { editorStyles } from './editor-styles.js';
 import type { EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
@@ -74,6 +75,7 @@ export class PlatformEditor extends EditorProperties {
   readonly #overlay: ControlOverlay;
   readonly #layout: EditorLayoutController;
   readonly #panel: PanelSheet;
+  readonly #scopes = new OpenScopes(() => this.requestUpdate());
   readonly #panelFocus = panelFocusFollower({ session: () => this.session, overlayOpen: () => this.#overlay.open !== null });
   #services: ControlServices = {};
   #started = false;
@@ -282,6 +284,10 @@ export class PlatformEditor extends EditorProperties {
               remixing,
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               focus: this.#panelFocus,
+              scopes: {
+                isOpen: (key) => (session?.customization ? this.#scopes.isOpen(session.customization, key, this.panelOpenFields) : false),
+                toggle: (key) => this.#scopes.toggle(key),
+              },
               sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
             })
           : nothing}
