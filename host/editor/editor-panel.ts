@@ -8,6 +8,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { parseVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../../protocol/customization.js';
 import { samePath, type VccPath } from '../../protocol/data.js';
 import type { RemixSession } from '../remix-session.js';
+import type { ScopesPass } from './panel-scopes.js';
 
 /** What the panel is drawn with. */
 export interface PanelSpec {
@@ -19,22 +20,16 @@ export interface PanelSpec {
   readonly renderField: (path: VccPath, field: VccFieldDefinition, type: VccType, disabled: boolean) => TemplateResult;
   /** What the focus moving in and out of the panel tells the template ({@link panelFocusFollower}). */
   readonly focus: PanelFocus;
-  /** Which scopes are open, and the toggle of their headings. */
-  readonly scopes: PanelScopes;
+  /** Which scopes are open, how many of their controls to draw now, and the toggle of their headings. */
+  readonly scopes: ScopesPass | null;
   /** In the compact layout the panel is a bottom sheet, up or not, with a close button; null: a side panel. */
   readonly sheet: { readonly open: boolean; readonly close: () => void } | null;
-}
-
-/** The open scopes of the panel (see panel-scopes.ts). */
-export interface PanelScopes {
-  readonly isOpen: (key: string) => boolean;
-  readonly toggle: (key: string) => void;
 }
 
 /** The panel element. Each field sits in a holder whose `data-path` is its path as JSON. */
 export function renderPanel(spec: PanelSpec): TemplateResult {
   const { customization, sheet } = spec;
-  const body = customization ? panelScopes(customization, spec) : html`<p class="status">Loading the template…</p>`;
+  const body = customization && spec.scopes ? panelScopes(customization, spec.scopes, spec) : html`<p class="status">Loading the template…</p>`;
   if (!sheet) {
     return html`<aside class="panel" id="panel" aria-label="Customize" @focusin=${spec.focus.in} @focusout=${spec.focus.out}>${body}</aside>`;
   }
@@ -65,19 +60,20 @@ export function renderPanel(spec: PanelSpec): TemplateResult {
   </aside>`;
 }
 
-function panelScopes(customization: BuiltCustomization, spec: PanelSpec): TemplateResult[] {
+function panelScopes(customization: BuiltCustomization, scopes: ScopesPass, spec: PanelSpec): TemplateResult[] {
   return customization.editor
     .filter((scope) => !PREDEFINED_SCOPES.has(scope.key))
     .map((scope) => {
-      const open = spec.scopes.isOpen(scope.key);
+      const open = scopes.isOpen(scope.key);
+      const shown = scopes.shown(scope.key, scope.fields.length);
       // The disclosure pattern (a button in the heading, aria-expanded): a closed scope costs one
       // button, where each control is an element with a shadow root of its own.
       return html`<section class=${open ? 'scope open' : 'scope'} data-scope=${scope.key} aria-labelledby=${`scope-${scope.key}`}>
-        <h2><button type="button" id=${`scope-${scope.key}`} aria-expanded=${open ? 'true' : 'false'} aria-controls=${`scope-body-${scope.key}`} @click=${() => spec.scopes.toggle(scope.key)}>${scope.name ?? scope.key}</button></h2>
+        <h2><button type="button" id=${`scope-${scope.key}`} aria-expanded=${open ? 'true' : 'false'} aria-controls=${`scope-body-${scope.key}`} @click=${() => scopes.toggle(scope.key)}>${scope.name ?? scope.key}</button></h2>
         <div class="scope-body" id=${`scope-body-${scope.key}`} ?hidden=${!open}>
           ${open
             ? html`${scope.description ? html`<p class="status">${scope.description}</p>` : nothing}
-              ${scope.fields.map((field) => {
+              ${scope.fields.slice(0, shown).map((field) => {
                 const path = [scope.key, field.key];
                 return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
               })}`

@@ -284,10 +284,7 @@ export class PlatformEditor extends EditorProperties {
               remixing,
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               focus: this.#panelFocus,
-              scopes: {
-                isOpen: (key) => (session?.customization ? this.#scopes.isOpen(session.customization, key, this.panelOpenFields) : false),
-                toggle: (key) => this.#scopes.toggle(key),
-              },
+              scopes: session?.customization ? this.#scopes.pass(session.customization, this.panelOpenFields) : null,
               sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
             })
           : nothing}

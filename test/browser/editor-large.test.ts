@@ -47,7 +47,8 @@ describe('<platform-editor> with a customization at the limits', () => {
     await editor.updateComplete;
     expect(harness.errors).to.deep.equal([]);
     expect(root(editor).querySelectorAll('.panel section').length).to.equal(100);
-    // 20 scopes of 5 fill the default of 100 open fields; 80 closed scopes hold no control.
+    // 20 scopes of 5 fill the default of 100 open fields (drawn 25 a task); 80 closed scopes hold no control.
+    await waitUntil(() => controlCount(editor) >= 100, 'the open scopes drawn');
     expect(controlCount(editor)).to.equal(100);
     expect(scopeButton(editor, 's19').getAttribute('aria-expanded')).to.equal('true');
     expect(scopeButton(editor, 's20').getAttribute('aria-expanded')).to.equal('false');
@@ -59,6 +60,7 @@ describe('<platform-editor> with a customization at the limits', () => {
   it('opening a closed scope draws its controls, whose edits reach the template; closing it drops them', async () => {
     harness = await mountEditor({ type: 'full', layout: 'wide', query: { big: '100x5' } });
     const { editor, probe } = harness;
+    await waitUntil(() => controlCount(editor) >= 100, 'the open scopes drawn');
     scopeButton(editor, 's73').click();
     await editor.updateComplete;
     expect(scopeButton(editor, 's73').getAttribute('aria-expanded')).to.equal('true');
@@ -100,10 +102,31 @@ describe('<platform-editor> with a customization at the limits', () => {
 
   it('accepts 5 scopes of 100 fields: the first scope is open whatever its size, the rest closed', async () => {
     harness = await mountEditor({ type: 'full', layout: 'wide', query: { big: '5x100' } });
-    await harness.editor.updateComplete;
     expect(harness.errors).to.deep.equal([]);
+    // Drawn 25 a task: the page answers between them.
+    await waitUntil(() => fieldsOf(harness?.editor as PlatformEditor, 's0') >= 100, 'the first scope drawn');
     expect(fieldsOf(harness.editor, 's0')).to.equal(100);
     expect(controlCount(harness.editor)).to.equal(100);
+  });
+
+  it('draws at most 25 new controls a task, so no render of a large panel is one long task', async () => {
+    big = mountBig('5x100');
+    const batches: number[] = [];
+    // Lit renders synchronously within one task; a batch of mutation records is one render.
+    const observer = new MutationObserver((records) => {
+      let added = 0;
+      for (const record of records) {
+        for (const node of record.addedNodes) if (node instanceof Element) added += node.querySelectorAll('[data-kind]').length + (node.matches('[data-kind]') ? 1 : 0);
+      }
+      if (added > 0) batches.push(added);
+    });
+    observer.observe(big.editor.shadowRoot as ShadowRoot, { childList: true, subtree: true });
+    const { editor } = big;
+    await editor.whenReady();
+    await waitUntil(() => controlCount(editor) >= 100, 'the first scope drawn');
+    observer.disconnect();
+    expect(batches.reduce((sum, count) => sum + count, 0)).to.equal(100);
+    expect(Math.max(...batches)).to.be.at.most(25);
   });
 
   it('panel-open-fields="Infinity" opens every scope, as the panel did before it had closed ones', async () => {
@@ -111,8 +134,9 @@ describe('<platform-editor> with a customization at the limits', () => {
     big = mountBig('20x5');
     big.editor.panelOpenFields = Number.POSITIVE_INFINITY;
     await big.editor.whenReady();
-    await big.editor.updateComplete;
-    expect(controlCount(big.editor)).to.equal(100);
+    const all = big.editor;
+    await waitUntil(() => controlCount(all) >= 100, 'every scope drawn');
+    expect(controlCount(all)).to.equal(100);
     big.dispose();
     big = mountBig('20x5');
     big.editor.panelOpenFields = 12;
@@ -120,6 +144,7 @@ describe('<platform-editor> with a customization at the limits', () => {
     await big.editor.updateComplete;
     // 5 + 5 fit in 12, a third scope would not.
     expect(controlCount(big.editor)).to.equal(10);
+    expect(scopeButton(big.editor, 's2').getAttribute('aria-expanded')).to.equal('false');
   });
 
   for (const [past, what] of [
