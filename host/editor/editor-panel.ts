@@ -14,6 +14,8 @@ import type { ScopesPass } from './panel-scopes.js';
 export interface PanelSpec {
   /** The template's customization; null while it is not known yet. */
   readonly customization: BuiltCustomization | null;
+  /** Why there is no customization yet (it was refused, the template failed), shown instead of "Loading". */
+  readonly loadError: string | null;
   /** False in the preview: the controls are disabled. */
   readonly remixing: boolean;
   /** Draws the control of one field. */
@@ -29,7 +31,12 @@ export interface PanelSpec {
 /** The panel element. Each field sits in a holder whose `data-path` is its path as JSON. */
 export function renderPanel(spec: PanelSpec): TemplateResult {
   const { customization, sheet } = spec;
-  const body = customization && spec.scopes ? panelScopes(customization, spec.scopes, spec) : html`<p class="status">Loading the template…</p>`;
+  const body =
+    customization && spec.scopes
+      ? panelScopes(customization, spec.scopes, spec)
+      : spec.loadError !== null
+        ? html`<p class="status load-error">The template cannot be customized here: ${spec.loadError}</p>`
+        : html`<p class="status">Loading the template…</p>`;
   if (!sheet) {
     return html`<aside class="panel" id="panel" aria-label="Customize" @focusin=${spec.focus.in} @focusout=${spec.focus.out}>${body}</aside>`;
   }

@@ -78,6 +78,8 @@ export class PlatformEditor extends EditorProperties {
   readonly #scopes = new OpenScopes(() => this.requestUpdate());
   readonly #panelFocus = panelFocusFollower({ session: () => this.session, overlayOpen: () => this.#overlay.open !== null });
   #services: ControlServices = {};
+  /** What went wrong before the template's customization was known (one refused by its limits), for the panel. */
+  #loadError: string | null = null;
   #started = false;
 
   constructor() {
@@ -281,6 +283,7 @@ export class PlatformEditor extends EditorProperties {
         ${full
           ? renderPanel({
               customization: session?.customization ?? null,
+              loadError: this.#loadError,
               remixing,
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               focus: this.#panelFocus,
@@ -323,6 +326,7 @@ export class PlatformEditor extends EditorProperties {
     this.closePanel();
     this.#undo.clear();
     this.#status.forgetControlErrors();
+    this.#loadError = null;
     this.#started = false;
     this.requestUpdate();
   }
@@ -371,6 +375,7 @@ export class PlatformEditor extends EditorProperties {
         break;
       }
       case 'error':
+        if (!this.session?.customization) this.#loadError = withoutPrefix((payload as PlatformError).message);
         this.#reportError(payload as PlatformError);
         break;
       default:

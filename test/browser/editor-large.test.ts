@@ -161,6 +161,8 @@ describe('<platform-editor> with a customization at the limits', () => {
       await editor.updateComplete;
       expect(root(editor).querySelector('[role=status]')?.textContent ?? '').to.match(/over the limit/);
       expect(controlCount(editor)).to.equal(0);
+      // The panel says why it is empty, rather than "Loading the template…" for ever.
+      expect(root(editor).querySelector('.panel .load-error')?.textContent ?? '').to.match(what);
     });
   }
 });
