@@ -5,7 +5,8 @@
 // (bench/editor-large.bench.ts); these tests hold what is drawn.
 import { expect } from '@esm-bundle/chai';
 import { defineHostElements, type PlatformEditor } from '../../host/index.js';
-import { controlOf, inside, mountEditor, templateSaw, templateUrl, typeInto, type EditorHarness } from './support/editor.js';
+import { sendKeys } from '@web/test-runner-commands';
+import { controlOf, deepFocus, inside, mountEditor, templateSaw, templateUrl, typeInto, type EditorHarness } from './support/editor.js';
 import { waitUntil } from './support/probe.js';
 
 const root = (editor: PlatformEditor): ShadowRoot => editor.shadowRoot as ShadowRoot;
@@ -85,6 +86,29 @@ describe('<platform-editor> with a customization at the limits', () => {
     const again = controlOf(editor, ['s73', 'f0']) as HTMLElement & { updateComplete: Promise<boolean> };
     await again.updateComplete;
     expect(inside<HTMLInputElement>(again, 'input').value).to.equal('Edited far down');
+  });
+
+  it('with the keyboard: enter on a closed heading opens it, tab goes on into its first control, typing reaches the template', async () => {
+    harness = await mountEditor({ type: 'full', layout: 'wide', query: { big: '100x5' } });
+    const { editor, probe } = harness;
+    await waitUntil(() => controlCount(editor) >= 100, 'the open scopes drawn');
+    scopeButton(editor, 's40').focus();
+    await sendKeys({ press: 'Enter' });
+    await editor.updateComplete;
+    expect(scopeButton(editor, 's40').getAttribute('aria-expanded')).to.equal('true');
+    expect(deepFocus(), 'the focus stays on the heading').to.equal(scopeButton(editor, 's40'));
+    const text = controlOf(editor, ['s40', 'f0']) as HTMLElement & { updateComplete: Promise<boolean> };
+    await text.updateComplete;
+    await sendKeys({ press: 'Tab' });
+    expect(deepFocus()).to.equal(inside<HTMLInputElement>(text, 'input'));
+    await sendKeys({ press: 'End' });
+    await sendKeys({ type: '!' });
+    await templateSaw(probe, ['s40', 'f0'], 'Hello!');
+    // Shift+tab back to the heading and space closes it.
+    await sendKeys({ press: 'Shift+Tab' });
+    await sendKeys({ press: 'Space' });
+    await editor.updateComplete;
+    expect(fieldsOf(editor, 's40')).to.equal(0);
   });
 
   it('a template edit to a field of a closed scope is taken, and shown when the scope opens', async () => {
