@@ -21,7 +21,7 @@
  * file system customization-files.ts, problems customization-problems.ts.
  */
 import { join, relative, resolve, sep } from 'node:path';
-import type { BuiltCustomization, VccScopeDefinition } from '../protocol/customization.js';
+import { customizationSizeProblem, type BuiltCustomization, type VccScopeDefinition } from '../protocol/customization.js';
 import { isVccPath, type PlainData } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { checkFile, type FileContribution } from './check-customization-file.js';
@@ -177,6 +177,9 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     owners = nextOwners;
 
     const customization: BuiltCustomization = { version: 1, values, editor };
+    // Over the limits the host refuses the whole customization: said here, where the author is.
+    const tooLarge = customizationSizeProblem(editor);
+    if (tooLarge !== null) warnings.add({ file: toPosix(relative(root, customizationDir)), path: '/@@editor', reason: `all files together ${tooLarge}; the editor refuses it (VALUE_TOO_LARGE)` });
     const moduleSource = renderCustomizationModule(customization);
     const typesSource = renderCustomizationTypes(customization);
     const wroteModule = await writeIfChanged(modulePath, moduleSource);

@@ -1,5 +1,5 @@
-/** What a guest's describe() returned, checked before the host trusts it (its shape, then its defaults against their types); apart from RemixSession because it judges the guest's answer, not a remix's values. */
-import { parseVccType, type BuiltCustomization, type VccType } from '../protocol/customization.js';
+/** What a guest's describe() returned, checked before the host trusts it (its shape and size, then its defaults against their types); apart from RemixSession because it judges the guest's answer, not a remix's values. */
+import { customizationSizeProblem, parseVccType, type BuiltCustomization, type VccType } from '../protocol/customization.js';
 import { assertPlainData, type PlainData } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { fitDefault, misfitError } from '../protocol/value-fit.js';
@@ -23,6 +23,14 @@ export function parseBuiltCustomization(value: unknown): BuiltCustomization {
     if (typeof scope !== 'object' || scope === null || Array.isArray(scope) || typeof scope['key'] !== 'string' || !Array.isArray(scope['fields'])) {
       fail('each editor entry needs a key and a fields list');
     }
+  }
+  // Counted before any field is checked: each is a control the editor draws, and a customization
+  // under the byte limit still held 18,000 of them (seconds of frozen page). VALUE_TOO_LARGE, as
+  // the byte limits answer: it is well formed, only too big to edit (INVALID_VALUE would say a
+  // value does not fit its type).
+  const tooLarge = customizationSizeProblem(checkedEditor as unknown as readonly { key: string; fields: readonly PlainData[] }[]);
+  if (tooLarge !== null) throw new PlatformError('VALUE_TOO_LARGE', `the template's customization ${tooLarge}`);
+  for (const scope of checkedEditor) {
     for (const field of (scope as { fields: PlainData[] }).fields) {
       if (typeof field !== 'object' || field === null || Array.isArray(field) || typeof field['key'] !== 'string' || typeof field['type'] !== 'string') {
         fail('each field needs a key and a type');

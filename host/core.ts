@@ -30,4 +30,6 @@ export {
 export type { ControlPosition, EditorAttributes, ValueOverrides } from '../protocol/link.js';
 export type { CallLimits } from '../protocol/call-budget.js';
 export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition, VccType } from '../protocol/customization.js';
+// The limits parseBuiltCustomization holds a customization to, for a host that shows them.
+export { MAX_CUSTOMIZATION_FIELDS, MAX_CUSTOMIZATION_SCOPES, MAX_SCOPE_FIELDS } from '../protocol/customization.js';
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';

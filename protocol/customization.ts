@@ -68,6 +68,41 @@ export interface BuiltCustomization {
   readonly editor: readonly VccScopeDefinition[];
 }
 
+/**
+ * Most fields a customization may declare, over all its scopes. Real templates have tens to
+ * a few hundred; each field is a control in the editor's panel, and a probe's 18,000 froze
+ * the page for seconds. Many alike items belong in one list field (an `array` VCC), not in
+ * a field each. Above it the host refuses the customization with `VALUE_TOO_LARGE`.
+ */
+export const MAX_CUSTOMIZATION_FIELDS = 500;
+
+/** Most scopes (entries of `editor`) a customization may declare; above it, `VALUE_TOO_LARGE`. */
+export const MAX_CUSTOMIZATION_SCOPES = 100;
+
+/**
+ * Most fields one scope may declare; above it, `VALUE_TOO_LARGE`. A scope is the unit the
+ * editor's panel draws at once (it opens and closes scopes), so this bounds the work of
+ * opening one: a section of more fields than this is past reading anyway.
+ */
+export const MAX_SCOPE_FIELDS = 100;
+
+/**
+ * What in `editor` is past {@link MAX_CUSTOMIZATION_SCOPES}, {@link MAX_SCOPE_FIELDS} or
+ * {@link MAX_CUSTOMIZATION_FIELDS} ("declares 501 fields, over the limit of 500…"), or null
+ * when it is within them. The host refuses such a customization; the build warns of it.
+ */
+export function customizationSizeProblem(editor: readonly { readonly key: string; readonly fields: readonly unknown[] }[]): string | null {
+  const over = (what: string, limit: number): string =>
+    `declares ${what}, over the limit of ${limit} (at most ${MAX_CUSTOMIZATION_SCOPES} scopes, ${MAX_SCOPE_FIELDS} fields a scope, ${MAX_CUSTOMIZATION_FIELDS} fields in all): many alike items belong in one list (array) field`;
+  if (editor.length > MAX_CUSTOMIZATION_SCOPES) return over(`${editor.length} scopes`, MAX_CUSTOMIZATION_SCOPES);
+  let fields = 0;
+  for (const scope of editor) {
+    if (scope.fields.length > MAX_SCOPE_FIELDS) return over(`${scope.fields.length} fields in its scope '${scope.key.slice(0, 64)}'`, MAX_SCOPE_FIELDS);
+    fields += scope.fields.length;
+  }
+  return fields > MAX_CUSTOMIZATION_FIELDS ? over(`${fields} fields`, MAX_CUSTOMIZATION_FIELDS) : null;
+}
+
 /** Scope names the platform fills in; a template cannot declare them. */
 export const PREDEFINED_SCOPES: ReadonlySet<string> = new Set(['metadata', 'serviceMap']);
 

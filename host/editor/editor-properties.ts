@@ -7,6 +7,7 @@ import { LitElement, type PropertyDeclarations } from 'lit';
 import type { EditorAttributes, ValueOverrides } from '../../protocol/link.js';
 import type { GetIdentityToken } from '../identity.js';
 import type { StoreSecretFunction, UploadFunction } from './controls/control-base.js';
+import { DEFAULT_PANEL_OPEN_FIELDS } from './panel-scopes.js';
 import type { SessionConfig } from './session-controller.js';
 
 /** The configuration of `<platform-editor>`. See the module comment. */
@@ -28,6 +29,7 @@ export abstract class EditorProperties extends LitElement {
     getIdentityToken: { attribute: false },
     layout: { type: String },
     compactBelow: { type: Number, attribute: 'compact-below' },
+    panelOpenFields: { type: Number, attribute: 'panel-open-fields' },
   };
 
 
@@ -71,6 +73,14 @@ export abstract class EditorProperties extends LitElement {
   declare layout: 'auto' | 'wide' | 'compact';
   /** Narrowest width of the element (CSS px) laid out wide. Default 720. */
   declare compactBelow: number;
+  /**
+   * How many fields the side panel shows open when a template loads: its scopes open in order
+   * while their fields add up to at most this many (the first always opens); the others start
+   * closed, and a closed scope's controls are made only when it is opened. Default 100.
+   * `Infinity` opens every scope, as the panel did before it had closed scopes: a customization
+   * of hundreds of fields then takes a long task to draw.
+   */
+  declare panelOpenFields: number;
 
   constructor() {
     super();
@@ -90,6 +100,7 @@ export abstract class EditorProperties extends LitElement {
     this.getIdentityToken = null;
     this.layout = 'auto';
     this.compactBelow = 720;
+    this.panelOpenFields = DEFAULT_PANEL_OPEN_FIELDS;
   }
 
   /** What the session controller starts a template with. */

@@ -107,6 +107,47 @@ export const editorStyles = css`
     font-size: 1em;
     margin: 12px 0 6px;
   }
+  /* A scope's heading is the button that opens and closes it (editor-panel.ts). */
+  .panel .scope h2 {
+    margin: 4px 0;
+  }
+  .panel .scope h2 button {
+    display: flex;
+    align-items: center;
+    gap: 6px;
+    width: 100%;
+    min-height: var(--platform-control-target-size, 32px);
+    padding: 4px 2px;
+    font: inherit;
+    font-weight: 600;
+    text-align: start;
+    color: inherit;
+    background: transparent;
+    border: 0;
+    border-radius: 6px;
+    cursor: pointer;
+  }
+  .panel .scope h2 button::before {
+    content: '';
+    flex: none;
+    width: 0.45em;
+    height: 0.45em;
+    margin: 0 0.25em;
+    border: solid currentColor;
+    border-width: 0 2px 2px 0;
+    transform: rotate(-45deg);
+    transition: transform 0.12s;
+  }
+  .panel .scope h2 button[aria-expanded='true']::before {
+    transform: rotate(45deg);
+  }
+  .panel .scope h2 button:focus-visible {
+    outline: none;
+    box-shadow: var(--platform-control-focus-ring, 0 0 0 3px color-mix(in srgb, var(--platform-control-accent, #3b5bdb) 45%, transparent));
+  }
+  .panel .scope-body {
+    padding-bottom: 4px;
+  }
   .panel .field {
     margin-bottom: 12px;
   }

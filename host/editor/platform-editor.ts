@@ -55,6 +55,7 @@ import { renderBar } from './editor-bar.js';
 import { panelFocusFollower, renderPanel } from './editor-panel.js';
 import { EditorStatus } from './editor-status.js';
 import { PanelSheet } from './panel-sheet.js';
+import { OpenScopes } from './panel-scopes.js';
 import { EditorProperties } from './editor-properties.js';
 import { editorStyles } from './editor-styles.js';
 import type { EditorErrorDetail, EditorReadyDetail, EditorRemixingDetail, EditorValueChangeDetail } from './editor-events.js';
@@ -74,8 +75,11 @@ export class PlatformEditor extends EditorProperties {
   readonly #overlay: ControlOverlay;
   readonly #layout: EditorLayoutController;
   readonly #panel: PanelSheet;
+  readonly #scopes = new OpenScopes(() => this.requestUpdate());
   readonly #panelFocus = panelFocusFollower({ session: () => this.session, overlayOpen: () => this.#overlay.open !== null });
   #services: ControlServices = {};
+  /** What went wrong before the template's customization was known (one refused by its limits), for the panel. */
+  #loadError: string | null = null;
   #started = false;
 
   constructor() {
@@ -279,9 +283,11 @@ export class PlatformEditor extends EditorProperties {
         ${full
           ? renderPanel({
               customization: session?.customization ?? null,
+              loadError: this.#loadError,
               remixing,
               renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
               focus: this.#panelFocus,
+              scopes: session?.customization ? this.#scopes.pass(session.customization, this.panelOpenFields) : null,
               sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
             })
           : nothing}
@@ -320,6 +326,7 @@ export class PlatformEditor extends EditorProperties {
     this.closePanel();
     this.#undo.clear();
     this.#status.forgetControlErrors();
+    this.#loadError = null;
     this.#started = false;
     this.requestUpdate();
   }
@@ -368,6 +375,7 @@ export class PlatformEditor extends EditorProperties {
         break;
       }
       case 'error':
+        if (!this.session?.customization) this.#loadError = withoutPrefix((payload as PlatformError).message);
         this.#reportError(payload as PlatformError);
         break;
       default:

@@ -198,6 +198,34 @@ describe('<platform-editor> on a phone', () => {
     }
   });
 
+  it('a large customization in the sheet: closed scopes are 44 px headings, a tap opens one and its controls edit the template', async () => {
+    harness = await mountEditor({ type: 'full', query: { big: '100x5' } });
+    const { editor, probe } = harness;
+    await click(editor, '#customize');
+    await waitUntil(() => editor.panelSheetOpen, 'the panel sheet');
+    const heading = `.panel section[data-scope='s20'] h2 button`;
+    const button = root(editor).querySelector<HTMLButtonElement>(heading) as HTMLButtonElement;
+    expect(button.getAttribute('aria-expanded')).to.equal('false');
+    expect(root(editor).querySelectorAll(`.panel section[data-scope='s20'] [data-kind]`).length).to.equal(0);
+    button.scrollIntoView({ block: 'center' });
+    await frames();
+    expect(rectOf(editor, heading).height, 'a thumb-sized heading').to.be.at.least(44);
+    await executeServerCommand('editor-screenshot', { name: 'editor-phone-large-closed' });
+    await click(editor, heading);
+    await editor.updateComplete;
+    expect(button.getAttribute('aria-expanded')).to.equal('true');
+    const text = controlOf(editor, ['s20', 'f0']) as HTMLElement & { updateComplete: Promise<boolean> };
+    await text.updateComplete;
+    const input = inside<HTMLInputElement>(text, 'input');
+    input.focus();
+    input.select();
+    await sendKeys({ type: 'Tapped' });
+    await templateSaw(probe, ['s20', 'f0'], 'Tapped');
+    expect(editor.panelSheetOpen, 'the sheet stays up').to.equal(true);
+    await frames(3);
+    await executeServerCommand('editor-screenshot', { name: 'editor-phone-large-opened' });
+  });
+
   it('saves screenshots of the phone editor (test-artifacts/, not committed)', async () => {
     harness = await mountEditor({ type: 'full' });
     await harness.probe.command('presentControl', ['content', 'title']);

@@ -125,6 +125,24 @@ describe('createCustomizationBuilder: building', () => {
     assert.match(result.warnings[1]!.reason, /unknown type "imgae" \(did you mean "image"\?\)/);
   });
 
+  it('warns when the files together are past the limits the editor holds a customization to (500 fields), and still builds them', async () => {
+    const t = await template();
+    const fields = (count: number): { key: string; type: string }[] => Array.from({ length: count }, (_, i) => ({ key: `f${i}`, type: 'text' }));
+    // Five files of 100 fields each: at the limit, no warning.
+    for (let i = 0; i < 5; i++) await t.write(`s${i}.json`, { [`s${i}`]: {}, '@@editor': [editor(`s${i}`, fields(100))] });
+    const atLimit = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual([atLimit.problems, atLimit.warnings], [[], []]);
+    await t.write('extra.json', { extra: {}, '@@editor': [editor('extra', fields(1))] });
+    const past = await createCustomizationBuilder({ root: t.root, env: {} }).build();
+    assert.deepEqual(past.problems, []);
+    assert.equal(past.customization.editor.length, 6);
+    assert.deepEqual(
+      past.warnings.map((warning) => [warning.file, warning.path]),
+      [['.platform/customization', '/@@editor']],
+    );
+    assert.match(past.warnings[0]!.reason, /declares 501 fields, over the limit of 500 .*the editor refuses it \(VALUE_TOO_LARGE\)/);
+  });
+
   it('generates a module that runs as ESM and registers the values with platform-kit/guest', async () => {
     const t = await template('basic');
     // A stand-in package, so that the bare import of the generated module resolves in the temp template.
