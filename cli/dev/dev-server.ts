@@ -129,6 +129,8 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
     const template = await startTemplateVite({ root, httpServer, logLevel, probeOrigin: templateOrigin, onBuild: (result) => api?.customizationBuilt(result) });
     const workbench = await startWorkbenchVite({ root, logLevel });
     vites = { template, workbench };
+    // Any file of the template (not node_modules, which Vite does not watch): its bundle's size is stale.
+    for (const event of ['change', 'add', 'unlink'] as const) template.watcher.on(event, () => api?.templateChanged());
   } catch (error) {
     await close();
     throw error;
@@ -146,10 +148,9 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
       return;
     }
     if (url.pathname === '/' || url.pathname === '/index.html') {
-      ready.vites.workbench.transformIndexHtml('/', workbenchHtml()).then(
-        (html) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html),
-        (error: unknown) => void response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
-      );
+      // As written, not through transformIndexHtml: that would inject Vite's client, which opens
+      // an HMR socket this Vite does not have (hmr: false) and logs "WebSocket closed without opened".
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(workbenchHtml());
     } else if (url.pathname.startsWith('/__platform/')) ready.api.workbenchRoute(request, response, url);
     else ready.vites.workbench.middlewares(request, response, notFound);
   });
