@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -185,6 +187,42 @@ describe('platform-kit dev: each check fails for the template that earns it', { 
       if (name === 'longtask') assert.equal((await check(page, 'longtask')).state, 'warn');
       await page.context().close();
     });
+  }
+
+  it('a request that comes while dev starts is answered once it has started (it hung for good: no listener yet)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const starting = startDev({ root: app, port, logLevel: 'silent' });
+    try {
+      await requestWhileStarting(port, starting);
+    } finally {
+      await (await starting).close();
+    }
+  });
+
+  /** Requests `/` from the moment the port listens; the first that connects must be answered 200. */
+  async function requestWhileStarting(port: number, starting: Promise<DevServer>): Promise<void> {
+    // The first request that connects lands between listen() and the servers behind it being ready.
+    let answer: Response | undefined;
+    let connectedBeforeReady = false;
+    let ready = false;
+    void starting.then(() => (ready = true), () => undefined);
+    const deadline = Date.now() + 30_000;
+    while (!answer && Date.now() < deadline) {
+      const wasReady = ready;
+      answer = await fetch(`http://localhost:${port}/`, { signal: AbortSignal.timeout(40_000) }).catch((error: Error) => {
+        if (error.name === 'TimeoutError') throw error;
+        return undefined;
+      });
+      if (answer && !wasReady) connectedBeforeReady = true;
+      if (!answer) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(answer?.status, 200);
+    assert.ok(connectedBeforeReady, 'the request came after dev was ready: this run proves nothing');
   }
 
   it("the workbench page loads no Vite client of its own (it logged 'WebSocket closed without opened')", () => {
