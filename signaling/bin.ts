@@ -39,8 +39,11 @@
  *                              nodes must share it (resume tokens, user tokens, sealed secrets)
  *
  * Prints one line `platform-kit signaling: http://HOST:PORT` once it listens
- * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM.
+ * (tests read the URL from it) and stops cleanly on SIGINT/SIGTERM. `--help` (or `-h`)
+ * prints this comment and exits 0.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parsePort, PORT_RULE } from './port.js';
 import { createSignalingServer, type SignalingLimits, type SignalingProject, type SignalingServerOptions } from './server.js';
@@ -51,10 +54,21 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/**
+ * The help text is the comment at the top of this file, read from the running file itself
+ * (bin.ts from the sources, bin.js in dist/: tsc keeps comments), so the options are written once.
+ */
+function help(): string {
+  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const comment = /\/\*\*\n([\s\S]*?)\n \*\//.exec(source)?.[1] ?? '';
+  return comment.split('\n').map((line) => line.replace(/^ \* ?| \*$/, '')).join('\n').replace(/`/g, '');
+}
+
 let values: ReturnType<typeof parse>['values'];
 function parse() {
   return parseArgs({
     options: {
+      help: { type: 'boolean', short: 'h' },
       port: { type: 'string' },
       host: { type: 'string' },
       project: { type: 'string', multiple: true },
@@ -92,7 +106,11 @@ function parse() {
 try {
   values = parse().values;
 } catch (error) {
-  fail((error as Error).message);
+  fail(`${(error as Error).message} (platform-kit-server --help lists the options)`);
+}
+if (values.help) {
+  console.log(help());
+  process.exit(0);
 }
 
 const env = process.env;

@@ -5,16 +5,26 @@
  * its shard only while it plays (a preloaded feed item must not count as a present player).
  */
 
+/** The versions a new project's package.json asks for. */
+export interface TemplateVersions {
+  /** The kit's own version (a caret range of it). */
+  readonly kit: string;
+  /** The installed vite's version (a caret range of it). */
+  readonly vite: string;
+  /** The kit's own TypeScript range, as is: `npm run typecheck` runs tsc on the kit's types. */
+  readonly typescript: string;
+}
+
 /** Path → content, relative to the new project's folder. */
-export function templateFiles(name: string, kitVersion: string, viteVersion: string): Record<string, string> {
+export function templateFiles(name: string, versions: TemplateVersions): Record<string, string> {
   const packageJson = {
     name,
     private: true,
     version: '0.0.0',
     type: 'module',
     scripts: { dev: 'platform-kit dev', build: 'vite build', prebuild: 'platform-vcc preinstall-ts', typecheck: 'platform-vcc preinstall-ts && tsc --noEmit' },
-    dependencies: { 'platform-kit': `^${kitVersion}` },
-    devDependencies: { vite: `^${viteVersion}` },
+    dependencies: { 'platform-kit': `^${versions.kit}` },
+    devDependencies: { typescript: versions.typescript, vite: `^${versions.vite}` },
   };
   return {
     'package.json': `${JSON.stringify(packageJson, null, 2)}\n`,

@@ -3,7 +3,8 @@
  *
  * On the workbench's origin:
  *   GET  /__platform/state       the project, the template's URL, the neighbour's, the remixes, the problems
- *   GET  /__platform/events      server-sent events: `problems`, `remix`, `report`, `presence`
+ *   GET  /__platform/events      server-sent events: `problems`, `remix`, `report`, `presence`, `bundle`
+ *   GET  /__platform/bundle      the built template's JavaScript, gzipped, against the budget (bundle-size.ts)
  *   POST /__platform/remixes     Finish: publish `{ values }` locally (this process only)
  *   POST /__platform/identity    a user token for `{ player }` (each player its own identity)
  * On the template's origin:
@@ -17,6 +18,7 @@ import { assertPlainData, DEFAULT_MAX_JSON_DEPTH, jsonDepthWithin } from '../../
 import { requestUserToken, type ShardStore } from '../../signaling/index.js';
 import type { CustomizationBuildResult } from '../build-customization.js';
 import { formatProblem } from '../customization-problems.js';
+import { BundleSize } from './bundle-size.js';
 import { NEIGHBOUR_HTML, PROBE_SCRIPT } from './probe-script.js';
 
 /** A remix published from the workbench. */
@@ -50,9 +52,11 @@ export class DevApi {
   #problems: string[] = [];
   #presence = '';
   readonly #poll: ReturnType<typeof setInterval>;
+  readonly #bundle: BundleSize;
 
   constructor(options: DevApiOptions) {
     this.#options = options;
+    this.#bundle = new BundleSize(options.root, (report) => this.#push('bundle', report));
     this.#poll = setInterval(() => void this.#readPresence(), PRESENCE_POLL_MS);
     this.#poll.unref();
   }
@@ -65,8 +69,17 @@ export class DevApi {
     this.#push('problems', { problems });
   }
 
+  /** A file of the template changed: the bundle's size is stale (rebuilt soon while a page listens). */
+  templateChanged(): void {
+    this.#bundle.changed(this.#clients.size > 0);
+  }
+
   workbenchRoute(request: IncomingMessage, response: ServerResponse, url: URL): void {
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    if (route === 'GET /__platform/bundle') {
+      void this.#bundle.report().then((report) => sendJson(response, 200, report));
+      return;
+    }
     if (route === 'GET /__platform/state') {
       return sendJson(response, 200, {
         projectId: this.#options.projectId,
@@ -130,6 +143,7 @@ export class DevApi {
 
   close(): void {
     clearInterval(this.#poll);
+    this.#bundle.close();
     for (const client of this.#clients) client.end();
     this.#clients.clear();
   }
@@ -143,7 +157,9 @@ export class DevApi {
       for (const project of [this.#options.projectId, this.#options.feedProjectId]) {
         for (const shard of await store.shards(project)) {
           const members = await store.members(project, shard.shardName);
-          shards.push({ project, name: shard.shardName, members: members.map((member) => member.clientId) });
+          // Online ones only: a closed page's members stay in the store for their reconnection grace,
+          // and a workbench reloaded would otherwise see its last feed's frames as its own.
+          shards.push({ project, name: shard.shardName, members: members.filter((member) => member.online).map((member) => member.clientId) });
         }
       }
     } catch {

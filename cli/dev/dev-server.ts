@@ -20,6 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { createMemoryStore, createSignalingServer, PlatformError, type SignalingServer } from '../../signaling/index.js';
 import { DevApi } from './dev-api.js';
@@ -63,6 +64,13 @@ function isSignalingRoute(path: string): boolean {
   return path === '/dispatch' || path.startsWith('/peerjs/') || path === '/health' || path === '/info' || path.startsWith('/services/');
 }
 
+/** What answers the workbench's requests, once started. */
+interface Parts {
+  readonly forwarder: Forwarder;
+  readonly api: DevApi;
+  readonly vites: ViteServers;
+}
+
 /** Starts the workbench: signaling, the template's Vite, the workbench's Vite and its API, on one port. */
 export async function startDev(options: DevOptions = {}): Promise<DevServer> {
   const root = resolve(options.root ?? process.cwd());
@@ -75,6 +83,46 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
   httpServer.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
+  });
+  // Attached before listening: a request that comes while dev starts (a tab reloaded, a poll)
+  // waits for the servers behind it. Attached after, it had no listener and hung for good.
+  let parts: Parts | null = null;
+  let resolveParts: (value: Parts | null) => void = () => undefined;
+  const started = new Promise<Parts | null>((resolveStarted) => {
+    resolveParts = (value) => {
+      parts = value;
+      resolveStarted(value);
+    };
+  });
+  const onRequest = (ready: Parts, request: IncomingMessage, response: ServerResponse): void => {
+    const url = new URL(request.url ?? '/', 'http://dev');
+    const onTemplateOrigin = (request.headers.host ?? '') === `127.0.0.1:${actualPort}`;
+    const notFound = (): void => void response.writeHead(404, { 'content-type': 'text/plain' }).end(`platform-kit dev: no page ${url.pathname}`);
+    if (onTemplateOrigin) {
+      if (isSignalingRoute(url.pathname)) ready.forwarder.proxy(request, response);
+      else if (url.pathname.startsWith('/__platform/')) ready.api.templateRoute(request, response, url, ready.vites.template);
+      else ready.vites.template.middlewares(request, response, notFound);
+      return;
+    }
+    if (url.pathname === '/' || url.pathname === '/index.html') {
+      // As written, not through transformIndexHtml: that would inject Vite's client, which opens
+      // an HMR socket this Vite does not have (hmr: false) and logs "WebSocket closed without opened".
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(workbenchHtml());
+    } else if (url.pathname.startsWith('/__platform/')) ready.api.workbenchRoute(request, response, url);
+    else ready.vites.workbench.middlewares(request, response, notFound);
+  };
+  const onUpgrade = (ready: Parts, request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const path = new URL(request.url ?? '/', 'http://dev').pathname;
+    // The template's Vite takes its HMR upgrades itself (hmr.server); these two are the signaling server's.
+    if (path === '/dispatch' || path === '/peerjs/peerjs') ready.forwarder.tunnel(request, socket, head);
+  };
+  httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (parts) return onRequest(parts, request, response);
+    void started.then((ready) => (ready ? onRequest(ready, request, response) : void response.writeHead(503, { 'content-type': 'text/plain' }).end('platform-kit dev did not start')));
+  });
+  httpServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (parts) return onUpgrade(parts, request, socket, head);
+    void started.then((ready) => (ready ? onUpgrade(ready, request, socket, head) : void socket.destroy()));
   });
   await new Promise<void>((resolveListen, reject) => {
     httpServer.once('error', reject);
@@ -129,35 +177,14 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
     const template = await startTemplateVite({ root, httpServer, logLevel, probeOrigin: templateOrigin, onBuild: (result) => api?.customizationBuilt(result) });
     const workbench = await startWorkbenchVite({ root, logLevel });
     vites = { template, workbench };
+    // Any file of the template (not node_modules, which Vite does not watch): its bundle's size is stale.
+    for (const event of ['change', 'add', 'unlink'] as const) template.watcher.on(event, () => api?.templateChanged());
   } catch (error) {
+    resolveParts(null);
     await close();
     throw error;
   }
-  const ready = { forwarder, api, vites };
-
-  httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://dev');
-    const onTemplateOrigin = (request.headers.host ?? '') === `127.0.0.1:${actualPort}`;
-    const notFound = (): void => void response.writeHead(404, { 'content-type': 'text/plain' }).end(`platform-kit dev: no page ${url.pathname}`);
-    if (onTemplateOrigin) {
-      if (isSignalingRoute(url.pathname)) ready.forwarder.proxy(request, response);
-      else if (url.pathname.startsWith('/__platform/')) ready.api.templateRoute(request, response, url, ready.vites.template);
-      else ready.vites.template.middlewares(request, response, notFound);
-      return;
-    }
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      ready.vites.workbench.transformIndexHtml('/', workbenchHtml()).then(
-        (html) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html),
-        (error: unknown) => void response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
-      );
-    } else if (url.pathname.startsWith('/__platform/')) ready.api.workbenchRoute(request, response, url);
-    else ready.vites.workbench.middlewares(request, response, notFound);
-  });
-  httpServer.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
-    const path = new URL(request.url ?? '/', 'http://dev').pathname;
-    // The template's Vite takes its HMR upgrades itself (hmr.server); these two are the signaling server's.
-    if (path === '/dispatch' || path === '/peerjs/peerjs') ready.forwarder.tunnel(request, socket, head);
-  });
+  resolveParts({ forwarder, api, vites });
 
   return { url: `${workbenchOrigin}/`, templateUrl: `${templateOrigin}/`, port: actualPort, projectId: DEV_PROJECT_ID, signaling, close };
 }

@@ -14,6 +14,7 @@ import { createServer, defaultClientConditions, type Plugin, type ViteDevServer 
 import { PlatformError } from '../../protocol/errors.js';
 import type { CustomizationBuildResult } from '../build-customization.js';
 import { PLATFORM_KIT_PLUGIN_NAME, type PlatformKitPluginApi } from '../vite-plugin.js';
+import { PROBE_SCRIPT } from './probe-script.js';
 
 /** The workbench's two Vite servers. */
 export interface ViteServers {
@@ -59,14 +60,21 @@ export async function startTemplateVite(options: {
   return server;
 }
 
+/** The probe's URL on the template's origin (dev-api.ts serves it). */
+const PROBE_URL = '/__platform/probe.js';
+
 /** Prepends the dev probe to every page of the template (dev only: a build never has it). */
 function probePlugin(): Plugin {
   return {
     name: 'platform-kit:dev-probe',
     apply: 'serve',
+    // Vite pre-transforms the scripts a page names: without these it looks for the probe on disk
+    // and logs "Pre-transform error: Failed to load url /__platform/probe.js" for every page.
+    resolveId: (id) => (id === PROBE_URL ? PROBE_URL : undefined),
+    load: (id) => (id === PROBE_URL ? PROBE_SCRIPT : undefined),
     transformIndexHtml: {
       order: 'pre',
-      handler: () => [{ tag: 'script', attrs: { type: 'module', src: '/__platform/probe.js' }, injectTo: 'head-prepend' }],
+      handler: () => [{ tag: 'script', attrs: { type: 'module', src: PROBE_URL }, injectTo: 'head-prepend' }],
     },
   };
 }

@@ -15,34 +15,20 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { chromiumPath } from '../chromium.mjs';
+import { createFromTarball, installPacked, packKit } from './packed-kit.js';
 import { CHROMIUM_FLAGS, PHONE } from './support.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = join(ROOT, 'docs');
 const SAMPLE_TITLE = 'Hello from my template!';
-
-/** Unpacks the tarball where npm would and links the kit's dependencies and vite from this repository. */
-async function install(app: string, tarball: string, scratch: string): Promise<void> {
-  await run('tar', ['-xzf', tarball, '-C', scratch]);
-  await mkdir(join(app, 'node_modules/.bin'), { recursive: true });
-  await rename(join(scratch, 'package'), join(app, 'node_modules/platform-kit'));
-  for (const name of await readdir(join(ROOT, 'node_modules'))) {
-    if (name === '.bin' || name.startsWith('.') || name === 'platform-kit') continue;
-    await symlink(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), 'dir');
-  }
-  await symlink('../platform-kit/dist/cli/kit-bin.js', join(app, 'node_modules/.bin/platform-kit'));
-  await symlink('../platform-kit/dist/cli/bin.js', join(app, 'node_modules/.bin/platform-vcc'));
-  // As npm does when it links a package's bins: their targets are made executable (tsc writes them 644).
-  for (const bin of ['kit-bin.js', 'bin.js']) await chmod(join(app, 'node_modules/platform-kit/dist/cli', bin), 0o755);
-}
 
 /** `npm run dev -- --port 0` in its own process group; resolves with the workbench's URL. */
 function startDev(app: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -91,17 +77,10 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
   before(async () => {
     await mkdir(join(ROOT, 'test-artifacts'), { recursive: true });
     work = await mkdtemp(join(ROOT, 'test-artifacts/kit-dev-'));
-    // The package is dist/: built from the sources now, so the test never packs a stale one.
-    await run('npm', ['run', 'build:lib'], { cwd: ROOT });
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-    const tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
-    // `npx platform-kit create app`: the packed kit's own bin, run from where npx would unpack it.
-    const npx = join(work, 'npx');
-    await mkdir(npx);
-    await run('tar', ['-xzf', tarball, '-C', npx]);
-    await run(process.execPath, [join(npx, 'package/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work });
-    app = join(work, 'app');
-    await install(app, tarball, work);
+    // The package is dist/, built from the sources now (never a stale one); create from its own bin.
+    const tarball = await packKit(work);
+    app = await createFromTarball(work, tarball, 'app');
+    await installPacked(app, tarball, work);
     browser = await chromium.launch({ headless: true, args: CHROMIUM_FLAGS, ...(chromiumPath ? { executablePath: chromiumPath } : {}) });
   });
 
@@ -118,9 +97,14 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
   });
 
   it('create writes the project a template author needs', async () => {
-    const pkg = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { type: string; scripts: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { type: string; scripts: Record<string, string>; devDependencies: Record<string, string> };
+    const kit = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
     assert.equal(pkg.type, 'module');
     assert.equal(pkg.scripts['dev'], 'platform-kit dev');
+    // `typecheck` runs tsc: the project asks for the TypeScript the kit pins for itself.
+    assert.equal(pkg.devDependencies['typescript'], kit.devDependencies['typescript']);
+    const typecheck = await run('npm', ['run', 'typecheck'], { cwd: app }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    assert.ok(!('code' in typecheck && typecheck.code !== 0), `npm run typecheck in a fresh project: ${JSON.stringify(typecheck)}`);
     for (const file of ['vite.config.ts', 'tsconfig.json', '.gitignore', '.platform/customization/card.json', 'src/main.ts', 'index.html']) assert.ok(existsSync(join(app, file)), file);
     assert.match(await readFile(join(app, 'src/main.ts'), 'utf8'), /ready\(\)\.then\(render\)[\s\S]*feed\.load\(\)/);
     const refused = await run(process.execPath, [join(app, 'node_modules/platform-kit/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work }).catch((error: { code: number; stderr: string }) => error);

@@ -6,7 +6,8 @@
 // the `platform-kit-server` bin takes the services options.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,6 +127,29 @@ describe('the platform-kit-server bin', () => {
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       assert.equal(code, 2, output);
       assert.equal(output.trim(), `platform-kit-server: --port (or PORT) wants a whole number from 0 (any free port) to 65535, got "${port}"`);
+    }
+  });
+
+  it('--help prints every option it takes (the comment at the top of bin.ts) and exits 0, from the sources and from dist/', { timeout: 60_000 }, async () => {
+    const source = await readFile(fileURLToPath(new URL('../../signaling/bin.ts', import.meta.url)), 'utf8');
+    // The options parseArgs knows: each one must be in the help, so a new option without a line fails here.
+    const options = [...source.matchAll(/^\s+'?([a-z-]+)'?: \{ type: '(?:string|boolean)'/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+    assert.ok(options.length >= 30, `found ${options.length} options in bin.ts`);
+    const runs = [['--import', 'tsx', fileURLToPath(new URL('../../signaling/bin.ts', import.meta.url)), '--help']];
+    const built = fileURLToPath(new URL('../../dist/signaling/bin.js', import.meta.url));
+    if (existsSync(built)) runs.push([built, '-h']);
+    for (const args of runs) {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.equal(code, 0, `${args.join(' ')}: ${stderr}`);
+      assert.equal(stderr, '');
+      assert.match(stdout, /^platform-kit-server: runs the signaling server/);
+      assert.doesNotMatch(stdout, /^ \*/m, 'the comment markers are gone');
+      for (const option of options) assert.match(stdout, new RegExp(`--${option}\\b`), `--${option} is not in the help of ${args.join(' ')}`);
     }
   });
 

@@ -5,7 +5,8 @@
  * - load(): a feed skips a template that never calls it;
  * - not joining a shard while not in focus: a preloaded feed item counts as a present player;
  * - nothing drawn under the feed's insets (its Remix and Share buttons);
- * - no long task over 200 ms.
+ * - no long task over 200 ms;
+ * - the built JavaScript within the budget, gzipped (bundle-size.ts says which and why).
  * Each is waiting, ok or a warning with what was seen; a warning goes to the log too.
  */
 import type { WorkbenchLog } from './log.js';
@@ -17,6 +18,7 @@ export const CHECKS = {
   focus: 'joins a shard only in focus',
   insets: "keeps clear of the feed's buttons",
   longtask: 'no task over 200 ms',
+  bundle: 'built JS within budget (gzipped)',
 } as const;
 
 export type CheckName = keyof typeof CHECKS;
@@ -30,13 +32,19 @@ export class Checks {
   constructor(bar: HTMLElement, log: WorkbenchLog) {
     this.#bar = bar;
     this.#log = log;
-    for (const name of Object.keys(CHECKS) as CheckName[]) this.#states.set(name, { state: name === 'ready' || name === 'load' ? 'wait' : 'ok', detail: '' });
+    for (const name of Object.keys(CHECKS) as CheckName[]) this.#states.set(name, { state: name === 'ready' || name === 'load' || name === 'bundle' ? 'wait' : 'ok', detail: '' });
     this.#render();
   }
 
-  pass(name: CheckName): void {
-    if (this.#states.get(name)?.state === 'warn') return; // a warning stays until the page is reloaded: it happened
-    this.#set(name, 'ok', '');
+  /** `detail` says what was measured (the bundle's size); a warning of a check that happened stays. */
+  pass(name: CheckName, detail = ''): void {
+    if (this.#states.get(name)?.state === 'warn' && name !== 'bundle') return; // a warning stays until the page is reloaded: it happened
+    this.#set(name, 'ok', detail);
+  }
+
+  /** The bundle is measured again after a change: it is a state of the files, not an event that happened. */
+  wait(name: CheckName, detail: string): void {
+    this.#set(name, 'wait', detail);
   }
 
   warn(name: CheckName, detail: string): void {

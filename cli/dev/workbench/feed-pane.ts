@@ -43,6 +43,7 @@ export class FeedPane {
     this.#feed = feed;
     feed.addEventListener('feed-focuschange', ({ detail }) => {
       this.#focused = detail.index;
+      this.#evaluate();
       parts.log.add('feed', `focus ${detail.index} (${detail.item.title ?? detail.item.url})`);
     });
     feed.addEventListener('feed-playbackchange', ({ detail }) => parts.log.add('feed', `playback ${detail.index}: ${detail.isPlaying ? 'playing' : 'paused'}`));
@@ -65,18 +66,31 @@ export class FeedPane {
   /** Members of the feed's project's shards: the feed's frames that joined one. */
   presence(feedMembers: number): void {
     this.#members = feedMembers;
-    const isTemplate = this.#focused !== 1;
-    const allowed = isTemplate ? 1 : 0;
-    if (this.#members <= allowed) {
+    this.#evaluate();
+  }
+
+  /** Frames of the template that may hold a place: the one in focus, when it is the template (index 1 is the neighbour). */
+  #allowed(): number {
+    return this.#focused !== 1 ? 1 : 0;
+  }
+
+  /**
+   * On a change of presence and of focus both: a template that stays joined while the feed
+   * moves away changes no presence at all, and that is the very case this check is for.
+   */
+  #evaluate(): void {
+    if (this.#members <= this.#allowed()) {
       this.#overSince = null;
       return;
     }
-    this.#overSince ??= performance.now();
+    if (this.#overSince !== null) return; // already timed
+    const since = (this.#overSince = performance.now());
     setTimeout(() => {
-      if (this.#overSince !== null && performance.now() - this.#overSince >= FOCUS_GRACE_MS && this.#members > (this.#focused !== 1 ? 1 : 0)) {
-        this.#parts.checks.warn('focus', `${this.#members} feed frames hold a place in a shard while ${this.#focused !== 1 ? 'one is' : 'none is'} in focus: join on onPlaybackStateChanged(true), leave on false`);
-      }
-    }, FOCUS_GRACE_MS + 50);
+      // Over for the whole grace (a leave takes a moment), not over, under and over again.
+      if (this.#overSince !== since || this.#members <= this.#allowed()) return;
+      const focused = this.#allowed() === 1 ? 'one is' : 'none is';
+      this.#parts.checks.warn('focus', `${this.#members} feed frame(s) hold a place in a shard while ${focused} in focus: join on onPlaybackStateChanged(true), leave on false`);
+    }, FOCUS_GRACE_MS);
   }
 
   #remixItem(remix: DevRemix): FeedItem {

@@ -56,6 +56,18 @@ on<{ frame: string; kind: string; detail: string }>('report', ({ frame, kind, de
   if (kind === 'longtask') checks.warn('longtask', `${detail} in ${frame}`);
   else if (kind === 'insets') checks.warn('insets', detail);
 });
+/** The built template's JavaScript against the budget (dev-api's GET /__platform/bundle and its `bundle` event). */
+type BundleReport = { ok: true; gzipBytes: number; budgetBytes: number; files: { name: string; gzipBytes: number }[] } | { ok: false; error: string; budgetBytes: number };
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+function showBundle(report: BundleReport): void {
+  if (!report.ok) return checks.wait('bundle', `not measured: the build failed (${report.error})`);
+  const detail = `${kib(report.gzipBytes)} of ${kib(report.budgetBytes)} (${report.files.length} file${report.files.length === 1 ? '' : 's'})`;
+  if (report.gzipBytes <= report.budgetBytes) checks.pass('bundle', detail);
+  else checks.warn('bundle', `${detail}: a phone on slow 4G (about 200 KB/s) takes ${((report.gzipBytes / 200_000) * 1000).toFixed(0)} ms to download it`);
+}
+checks.wait('bundle', 'building…');
+fetch('/__platform/bundle').then((response) => response.json() as Promise<BundleReport>).then(showBundle, (error: unknown) => checks.wait('bundle', `not measured: ${String(error)}`));
+on<BundleReport>('bundle', showBundle);
 let lastPresence = new Map<string, number>();
 on<{ shards: { project: string; name: string; members: string[] }[] }>('presence', ({ shards }) => {
   const now = new Map(shards.map((shard) => [`${shard.project}/${shard.name}`, shard.members.length]));
