@@ -20,6 +20,7 @@ import type { CustomizationBuildResult } from '../build-customization.js';
 import { formatProblem } from '../customization-problems.js';
 import { BundleSize } from './bundle-size.js';
 import { NEIGHBOUR_HTML, PROBE_SCRIPT } from './probe-script.js';
+import { readBody } from '../../signaling/services/http.js';
 
 /** A remix published from the workbench. */
 export interface DevRemix {
@@ -182,28 +183,16 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(text);
 }
 
-function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the body is over ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-      } else chunks.push(chunk);
-    });
-    request.once('error', reject);
-    request.once('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (!jsonDepthWithin(text, DEFAULT_MAX_JSON_DEPTH)) return reject(new Error('the body nests too deep'));
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) reject(new Error('the body must be a JSON object'));
-        else resolve(parsed as Record<string, unknown>);
-      } catch {
-        reject(new Error('the body is not JSON'));
-      }
-    });
-  });
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  // The server's body reader (a declared length over the limit is refused before a byte is read).
+  const text = (await readBody(request, MAX_BODY_BYTES)).toString('utf8');
+  if (!jsonDepthWithin(text, DEFAULT_MAX_JSON_DEPTH)) throw new Error('the body nests too deep');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('the body is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the body must be a JSON object');
+  return parsed as Record<string, unknown>;
 }

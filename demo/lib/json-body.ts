@@ -6,22 +6,8 @@
 import type { IncomingMessage } from 'node:http';
 import { assertPlainData, DEFAULT_MAX_JSON_DEPTH, isPrototypeKey, jsonDepthWithin } from '../../protocol/data.js';
 import { isPlatformError, PlatformError } from '../../protocol/errors.js';
-
-export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        reject(new PlatformError('PAYLOAD_TOO_LARGE', `the body is over ${maxBytes} bytes`));
-        request.resume();
-      } else chunks.push(chunk);
-    });
-    request.once('end', () => resolveBody(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
-}
+// One body reader for the server, the demo and the workbench: its declared-length check refuses before a byte is read.
+import { readBody } from '../../signaling/services/http.js';
 
 export async function readJson(request: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
   const text = (await readBody(request, maxBytes)).toString('utf8');
