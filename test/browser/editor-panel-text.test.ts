@@ -22,6 +22,9 @@ describe('editor panel: scope descriptions', () => {
           remixing: true,
           renderField: () => html``,
           focus: { in: () => undefined, out: () => undefined } as never,
+          // The scope open (panel-scopes.ts): a closed one draws no description at all.
+          scopes: { isOpen: () => true, shown: (_key: string, count: number) => count, toggle: () => undefined },
+          loadError: null,
           sheet: null,
         } as never)}`,
         root,
