@@ -16,6 +16,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { PlatformError } from '../../protocol/errors.js';
 import type { SecretStore } from './secret-store.js';
+import { timedOut } from '../store/redis-connection.js';
 
 /** Options of {@link createRedisSecretStore}. */
 export interface RedisSecretStoreOptions {
@@ -63,7 +64,7 @@ export function createRedisSecretStore(options: RedisSecretStoreOptions): Secret
     try {
       return await run(redis);
     } catch (error) {
-      if (redis.status !== 'ready' || String((error as Error).message).includes('timed out')) throw new PlatformError('UNAVAILABLE', 'the keystore (Redis) is out of reach; retry shortly', { cause: error });
+      if (redis.status !== 'ready' || timedOut(error)) throw new PlatformError('UNAVAILABLE', 'the keystore (Redis) is out of reach; retry shortly', { cause: error });
       throw error;
     }
   }

@@ -15,6 +15,11 @@ import type { Script } from './redis-scripts.js';
 export const unavailable = (why: string, cause?: unknown): PlatformError =>
   new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
 
+/** ioredis's rejection of a command that outlived `commandTimeout` (its message; it has no code). */
+export function timedOut(error: unknown): boolean {
+  return String((error as Error | undefined)?.message).includes('timed out');
+}
+
 export class RedisConnection {
   command: Redis | undefined;
   subscriber: Redis | undefined;
@@ -56,7 +61,7 @@ export class RedisConnection {
   #failure(redis: Redis, error: unknown): PlatformError | null {
     if (error instanceof PlatformError) return error;
     if (redis.status !== 'ready') return unavailable('Redis is out of reach', error);
-    if (String((error as Error).message).includes('timed out')) return unavailable(`Redis did not answer within ${this.commandTimeoutMs} ms`, error);
+    if (timedOut(error)) return unavailable(`Redis did not answer within ${this.commandTimeoutMs} ms`, error);
     return null;
   }
 
