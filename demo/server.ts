@@ -62,6 +62,7 @@ import { ShardMonitor } from './lib/shard-monitor.js';
 import { serveStatic } from './lib/static-files.js';
 import { uploadLimits, type DemoUploadLimits } from './lib/upload-limits.js';
 import { DemoUploads } from './lib/uploads.js';
+import { isPublicTokenFromAfar } from './lib/public-token-guard.js';
 import { createVaultBackend, TREASURE_PATH } from './templates/vault/backend.js';
 import { DEMO_DIR, demoViteConfig, REPO_ROOT, templateEnv } from './vite-config.js';
 
@@ -294,7 +295,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     // inside the feed. Templates (and the media they load) stay frameable.
     if (!path.startsWith('/templates/') && !path.startsWith('/media/') && !isSignalingRoute(path)) response.setHeader('content-security-policy', "frame-ancestors 'none'");
     if (isSignalingRoute(path)) {
-      if (forwarder) forwarder.proxy(request, response);
+      if (isPublicTokenFromAfar(request, DEMO_PROJECT_TOKEN, trustProxy)) sendError(response, 403, 'FORBIDDEN', "the demo's project token is public: its routes answer this machine only");
+      else if (forwarder) forwarder.proxy(request, response);
       else sendError(response, 503, 'NOT_CONNECTED', 'the signaling server is starting');
     } else if (!forwarder && (path.startsWith('/demo-api/') || path.startsWith('/media/') || path.startsWith('/templates/vault/api/'))) {
       sendError(response, 503, 'NOT_CONNECTED', 'the demo is starting');
