@@ -7,7 +7,8 @@
  * always gives byte-identical output; the builder relies on that to write
  * only when something changed (a watcher must not rebuild in a loop).
  */
-import { findVccType, PREDEFINED_SCOPES, type BuiltCustomization, type VccType } from '../protocol/customization.js';
+import { findVccType, kindSpecOf, PREDEFINED_SCOPES, type BuiltCustomization, type VccType } from '../protocol/customization.js';
+import type { TypeScriptTools } from '../protocol/vcc-kinds.js';
 import type { PlainData } from '../protocol/data.js';
 
 /** The module specifier the generated files import and augment. */
@@ -95,40 +96,24 @@ export function renderCustomizationTypes(customization: BuiltCustomization): str
 }
 
 /**
- * The TypeScript type of a value of VCC type `type`. `samples` are the
- * values seen at this place; they give the type where the VCC type does not
- * (no definition, or a type Platform Kit does not know).
+ * The TypeScript type of a value of VCC type `type`: its kind's `typeScript` in
+ * protocol/vcc-kinds.ts. `samples` are the values seen at this place; they give the
+ * type where the VCC type does not (no definition, or a type Platform Kit does
+ * not know).
  */
 export function typeFor(type: VccType | undefined, samples: readonly PlainData[]): string {
-  if (type === undefined || type.kind === 'unknown') {
-    return samples.length === 0 ? 'unknown' : union(samples.map(inferType));
-  }
-  switch (type.kind) {
-    case 'range':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'select':
-      return union(type.options.map((option) => JSON.stringify(option.value)));
-    case 'array':
-      return arrayOf(typeFor(type.of, samples.flatMap((sample) => (Array.isArray(sample) ? sample : []))));
-    case 'object': {
-      const objects = samples.filter(isObject);
-      const fields = type.fields.map((field) => {
-        const fieldSamples = objects.flatMap((sample) => (Object.prototype.hasOwnProperty.call(sample, field.key) ? [sample[field.key] as PlainData] : []));
-        return `${propertyName(field.key)}: ${typeFor(field.type, fieldSamples)}`;
-      });
-      return fields.length === 0 ? '{}' : `{ ${fields.join('; ')} }`;
-    }
-    case 'coordinate':
-      return '{ x: number; y: number }';
-    case 'size':
-      return '{ width: number; height: number }';
-    default:
-      // text, textarea, color, the media types, secret and secret<image> (a key path) all hold strings.
-      return 'string';
-  }
+  const known = type ?? { kind: 'unknown', name: '' };
+  return kindSpecOf(known).typeScript(known, samples, TYPE_SCRIPT_TOOLS);
 }
+
+/** What the kinds' `typeScript` write with. */
+const TYPE_SCRIPT_TOOLS: TypeScriptTools = {
+  typeFor,
+  inferred: (samples) => union(samples.map(inferType)),
+  union,
+  listOf: arrayOf,
+  propertyName,
+};
 
 /** The TypeScript type of a JSON value: what a value without a VCC definition is typed as. */
 export function inferType(value: PlainData): string {
@@ -148,10 +133,6 @@ function union(types: readonly string[]): string {
 
 function arrayOf(item: string): string {
   return item.includes(' | ') ? `(${item})[]` : `${item}[]`;
-}
-
-function isObject(value: PlainData): value is { [key: string]: PlainData } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -6,19 +6,14 @@ import type { Report } from './customization-problems.js';
 
 /** Warns of every type name no control knows in `type` (nested array items and object fields included). */
 export function warnUnknownTypes(type: VccType, typePath: string, warn: Report): void {
-  switch (type.kind) {
-    case 'unknown': {
-      const near = nearestTypeName(type.name);
-      warn(typePath, `unknown type "${type.name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}`);
-      return;
-    }
-    case 'array':
-      return warnUnknownTypes(type.of, typePath, warn);
-    case 'object':
-      for (const field of type.fields) warnUnknownTypes(field.type, `${typePath} (field "${field.key}")`, warn);
-      return;
-    default:
-      return;
+  // Only the containers hold other types; every other kind is known by its name.
+  if (type.kind === 'unknown') {
+    const near = nearestTypeName(type.name);
+    warn(typePath, `unknown type "${type.name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}`);
+  } else if (type.kind === 'array') {
+    warnUnknownTypes(type.of, typePath, warn);
+  } else if (type.kind === 'object') {
+    for (const field of type.fields) warnUnknownTypes(field.type, `${typePath} (field "${field.key}")`, warn);
   }
 }
 

@@ -7,43 +7,17 @@
  * `<platform-feed>` or a control element in HTML.
  */
 
-import { ArrayControl } from './editor/controls/array-control.js';
-import { BooleanControl } from './editor/controls/boolean-control.js';
-import { ColorControl } from './editor/controls/color-control.js';
-import { JsonControl } from './editor/controls/json-control.js';
-import { FileControl, ImageControl, SecretImageControl, SoundControl, VideoControl } from './editor/controls/media-control.js';
-import { CoordinateControl, SizeControl } from './editor/controls/number-pair-control.js';
-import { ObjectControl } from './editor/controls/object-control.js';
-import { RangeControl } from './editor/controls/range-control.js';
+import type { VccKind } from '../protocol/customization.js';
+import { CONTROL_ELEMENTS } from './editor/controls/control-elements.js';
 import { CONTROL_TAGS } from './editor/controls/render-control.js';
-import { SecretControl } from './editor/controls/secret-control.js';
-import { SelectControl } from './editor/controls/select-control.js';
-import { TextControl } from './editor/controls/text-control.js';
-import { TextareaControl } from './editor/controls/textarea-control.js';
 import { PlatformEditor } from './editor/platform-editor.js';
 import { PlatformFeed } from './feed/platform-feed.js';
 
-/** Every custom element of the host: tag name → element class (import each class above and list it here). */
+/** Every custom element of the host: tag name → element class. */
 const HOST_ELEMENTS: readonly (readonly [tagName: string, element: CustomElementConstructor])[] = [
-  // The editor and one control per VCC type (editor issue).
+  // The editor and one control per VCC kind (its tag and class: protocol/vcc-kinds.ts, controls/control-elements.ts).
   ['platform-editor', PlatformEditor],
-  [CONTROL_TAGS.text, TextControl],
-  [CONTROL_TAGS.textarea, TextareaControl],
-  [CONTROL_TAGS.range, RangeControl],
-  [CONTROL_TAGS.boolean, BooleanControl],
-  [CONTROL_TAGS.color, ColorControl],
-  [CONTROL_TAGS.select, SelectControl],
-  [CONTROL_TAGS.image, ImageControl],
-  [CONTROL_TAGS.sound, SoundControl],
-  [CONTROL_TAGS.video, VideoControl],
-  [CONTROL_TAGS.file, FileControl],
-  [CONTROL_TAGS.secret, SecretControl],
-  [CONTROL_TAGS['secret-image'], SecretImageControl],
-  [CONTROL_TAGS.coordinate, CoordinateControl],
-  [CONTROL_TAGS.size, SizeControl],
-  [CONTROL_TAGS.array, ArrayControl],
-  [CONTROL_TAGS.object, ObjectControl],
-  [CONTROL_TAGS.unknown, JsonControl],
+  ...(Object.keys(CONTROL_ELEMENTS) as VccKind[]).map((kind) => [CONTROL_TAGS[kind], CONTROL_ELEMENTS[kind]] as const),
   // The feed (feed issue).
   ['platform-feed', PlatformFeed],
 ];

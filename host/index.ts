@@ -31,18 +31,10 @@ export {
   type UploadOptions,
 } from './editor/controls/control-base.js';
 export { CONTROL_TAGS, renderControl, type ControlSpec } from './editor/controls/render-control.js';
-export { TextControl } from './editor/controls/text-control.js';
-export { TextareaControl } from './editor/controls/textarea-control.js';
-export { RangeControl } from './editor/controls/range-control.js';
-export { BooleanControl } from './editor/controls/boolean-control.js';
-export { ColorControl } from './editor/controls/color-control.js';
-export { SelectControl } from './editor/controls/select-control.js';
-export { MediaControl, ImageControl, SoundControl, VideoControl, FileControl, SecretImageControl, fileMatchesAccept } from './editor/controls/media-control.js';
-export { NumberPairControl, CoordinateControl, SizeControl } from './editor/controls/number-pair-control.js';
-export { SecretControl } from './editor/controls/secret-control.js';
-export { ArrayControl } from './editor/controls/array-control.js';
-export { ObjectControl } from './editor/controls/object-control.js';
-export { JsonControl } from './editor/controls/json-control.js';
+// One control element per VCC kind (controls/control-elements.ts) and the bases they share.
+export * from './editor/controls/control-elements.js';
+export { MediaControl, fileMatchesAccept } from './editor/controls/media-control.js';
+export { NumberPairControl } from './editor/controls/number-pair-control.js';
 export { listDrafts, loadDraft, saveDraft, discardDraft, DraftSaver, type Draft, type DraftSaverOptions, type DraftSummary } from './editor/drafts.js';
 export { placeOverlay, templateToViewport, type Placement, type PlacementInput } from './editor/overlay-position.js';
 export { EditHistory, type EditHistoryOptions, type HistoryEntry } from './editor/history.js';

@@ -2,6 +2,7 @@
  * Client → server frames on the control socket: their types
  * ({@link ClientMessage}) and their guard, {@link parseClientMessage}.
  */
+import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
 import type { EventPayload } from './signaling-members.js';
@@ -79,10 +80,28 @@ function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
 }
 
+/** Every client frame type, each once: a type added to {@link ClientMessage} and not here does not compile. */
+const CLIENT_FRAME_TYPES: { readonly [Type in ClientMessage['type']]: true } = {
+  join: true,
+  identify: true,
+  userInfo: true,
+  emit: true,
+  info: true,
+  ping: true,
+  leave: true,
+};
+
+function isClientFrameType(value: unknown): value is ClientMessage['type'] {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(CLIENT_FRAME_TYPES, value);
+}
+
 /** Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}. */
 export function parseClientMessage(value: unknown): ClientMessage | null {
   if (!isObject(value)) return null;
-  switch (value['type']) {
+  const type = value['type'];
+  if (!isClientFrameType(type)) return null;
+  // One case per frame type: a type without its guard is a compile error at `unreachable`.
+  switch (type) {
     case 'emit': {
       const { seq, name, payload, ts, to } = value;
       if (!isCount(seq) || seq === 0 || !isEventName(name) || !isPayload(payload) || !isTime(ts)) return null;
@@ -113,6 +132,6 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
     case 'leave':
       return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage) : null;
     default:
-      return null;
+      return unreachable(type, 'client frame type');
   }
 }

@@ -18,6 +18,7 @@
  */
 import type { BuiltCustomization } from './customization.js';
 import type { PlainData, VccPath } from './data.js';
+import { listingEvery } from './exhaustive.js';
 import { PROJECT_ID_PATTERN } from './signaling-constants.js';
 
 /** Version of this wire format; a peer with another version is refused. */
@@ -251,8 +252,8 @@ export function parseFeedInsets(value: unknown): FeedInsets | null {
   return inset(right) && inset(bottom) ? { right, bottom } : null;
 }
 
-/** Method names the host serves to the guest: nothing else is ever called. */
-export const HOST_METHODS = [
+/** Method names the host serves to the guest: nothing else is ever called. Every method of {@link HostApi}: one left out does not compile. */
+export const HOST_METHODS = listingEvery<keyof HostApi>()([
   'ready',
   'setValue',
   'presentControl',
@@ -269,10 +270,10 @@ export const HOST_METHODS = [
   'wheel',
   'key',
   'getIdentityToken',
-] as const satisfies readonly (keyof HostApi)[];
+]);
 
-/** Method names the guest serves to the host: nothing else is ever called. */
-export const GUEST_METHODS = [
+/** Method names the guest serves to the host: nothing else is ever called. Every method of {@link GuestApi}: one left out does not compile. */
+export const GUEST_METHODS = listingEvery<keyof GuestApi>()([
   'describe',
   'sync',
   'valueChanged',
@@ -280,7 +281,7 @@ export const GUEST_METHODS = [
   'remixingChanged',
   'playbackStateChanged',
   'insetsChanged',
-] as const satisfies readonly (keyof GuestApi)[];
+]);
 
 /** A guest method that is a listener notification. */
 export type GuestNotification = 'valueChanged' | 'activePathChanged' | 'remixingChanged' | 'playbackStateChanged';

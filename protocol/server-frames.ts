@@ -3,6 +3,7 @@
  * ({@link ServerMessage}) and their guard, {@link parseServerMessage}.
  */
 import { isErrorCode, type SerializedError } from './errors.js';
+import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import type { EventPayload, MemberWire, ShardInfo } from './signaling-members.js';
@@ -101,13 +102,31 @@ function isPresenceChange(value: unknown): value is PresenceChange {
   return (op === 'add' || op === 'update') && isMember(value['member']);
 }
 
+/** Every server frame type, each once: a type added to {@link ServerMessage} and not here does not compile. */
+const SERVER_FRAME_TYPES: { readonly [Type in ServerMessage['type']]: true } = {
+  joined: true,
+  ok: true,
+  error: true,
+  event: true,
+  presence: true,
+  info: true,
+  pong: true,
+};
+
+function isServerFrameType(value: unknown): value is ServerMessage['type'] {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(SERVER_FRAME_TYPES, value);
+}
+
 /**
  * Checks a server frame (already parsed). Clients trust their server less
  * than fully: a malformed frame is dropped, not acted on.
  */
 export function parseServerMessage(value: unknown): ServerMessage | null {
   if (!isObject(value)) return null;
-  switch (value['type']) {
+  const type = value['type'];
+  if (!isServerFrameType(type)) return null;
+  // One case per frame type: a type without its guard is a compile error at `unreachable`.
+  switch (type) {
     case 'event':
       return isId(value['from']) &&
         (value['userId'] === null || isId(value['userId'], 256)) &&
@@ -163,6 +182,6 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         ? (value as unknown as InfoMessage)
         : null;
     default:
-      return null;
+      return unreachable(type, 'server frame type');
   }
 }

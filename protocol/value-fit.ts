@@ -12,7 +12,7 @@
  * is neither http(s) nor a path (`javascript:`, `data:`), which a control
  * would render as a link or load. Those are replaced by `''`, with a warning.
  */
-import { assertValueFitsType, defaultValueOf, isSafeMediaUrl, type VccType } from './customization.js';
+import { assertValueFitsType, defaultValueOf, isSafeMediaUrl, kindSpecOf, VCC_KINDS, type VccType } from './customization.js';
 import type { PlainData } from './data.js';
 import { PlatformError, withoutPrefix } from './errors.js';
 
@@ -76,16 +76,9 @@ export function assertFitsBeside(value: unknown, type: VccType, where: string, p
 
 /** The name of a type as a template writes it, for messages. */
 export function typeNameOf(type: VccType): string {
-  switch (type.kind) {
-    case 'secret-image':
-      return 'secret<image>';
-    case 'array':
-      return `array<${typeNameOf(type.of)}>`;
-    case 'unknown':
-      return type.name;
-    default:
-      return type.kind;
-  }
+  if (type.kind === 'array') return `array<${typeNameOf(type.of)}>`;
+  if (type.kind === 'unknown') return type.name;
+  return VCC_KINDS[type.kind].typeName;
 }
 
 /** A short JSON preview of a value for a one-line message (at most about 60 characters). */
@@ -115,49 +108,44 @@ function walk(value: PlainData, type: VccType, path: (string | number)[], misfit
   const add = (reason: string, unsafe = false): void => {
     misfits.push({ path: [...path], value, type: typeNameOf(type), reason, unsafe });
   };
-  switch (type.kind) {
-    case 'array': {
-      if (!Array.isArray(value)) {
-        add('must be a list');
-        return value;
-      }
-      if (value.length < type.min || value.length > type.max) add(`must hold between ${type.min} and ${type.max} items`);
-      return value.map((item, index) => walk(item, type.of, [...path, index], misfits, fill));
+  // The containers are walked into, so that each misfit inside is listed with its own path.
+  if (type.kind === 'array') {
+    if (!Array.isArray(value)) {
+      add('must be a list');
+      return value;
     }
-    case 'object': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        add('must be an object');
-        return value;
-      }
-      const result: { [key: string]: PlainData } = { ...value };
-      for (const field of type.fields) {
-        const current = Object.prototype.hasOwnProperty.call(value, field.key) ? value[field.key] : undefined;
-        if (current === undefined) {
-          if (fill) result[field.key] = defaultValueOf(field.type);
-          continue;
-        }
-        result[field.key] = walk(current, field.type, [...path, field.key], misfits, fill);
-      }
-      return result;
+    if (value.length < type.min || value.length > type.max) add(`must hold between ${type.min} and ${type.max} items`);
+    return value.map((item, index) => walk(item, type.of, [...path, index], misfits, fill));
+  }
+  if (type.kind === 'object') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      add('must be an object');
+      return value;
     }
-    default: {
-      try {
-        assertValueFitsType(value, type, 'value');
-        return value;
-      } catch (error) {
-        const reason = withoutPrefix(error instanceof Error ? error.message : String(error)).replace(/^value /, '');
-        const unsafe = isMediaKind(type) && typeof value === 'string' && value !== '' && !isSafeMediaUrl(value);
-        add(reason, unsafe);
-        // An unsafe URL is neutralized where the caller fills values; a plain misfit stays as it was.
-        return unsafe && fill ? '' : value;
+    const result: { [key: string]: PlainData } = { ...value };
+    for (const field of type.fields) {
+      const current = Object.prototype.hasOwnProperty.call(value, field.key) ? value[field.key] : undefined;
+      if (current === undefined) {
+        if (fill) result[field.key] = defaultValueOf(field.type);
+        continue;
       }
+      result[field.key] = walk(current, field.type, [...path, field.key], misfits, fill);
     }
+    return result;
+  }
+  // Every other kind is checked whole, by its entry's check (protocol/vcc-kinds.ts).
+  try {
+    assertValueFitsType(value, type, 'value');
+    return value;
+  } catch (error) {
+    const reason = withoutPrefix(error instanceof Error ? error.message : String(error)).replace(/^value /, '');
+    const unsafe = kindSpecOf(type).loadsUrl && typeof value === 'string' && value !== '' && !isSafeMediaUrl(value);
+    add(reason, unsafe);
+    // An unsafe URL is neutralized where the caller fills values; a plain misfit stays as it was.
+    return unsafe && fill ? '' : value;
   }
 }
 
-function isMediaKind(type: VccType): boolean {
-  return type.kind === 'image' || type.kind === 'sound' || type.kind === 'video' || type.kind === 'file';
-}
 
 function readAt(value: unknown, path: readonly (string | number)[]): unknown {
   let current = value;

@@ -7,7 +7,7 @@
  * onPresentControl on deep paths, and by the editor to open a nested field's
  * control.
  */
-import { findVccField, parseVccType, type BuiltCustomization, type VccFieldDefinition, type VccType } from './customization.js';
+import { findVccField, kindSpecOf, parseVccType, type BuiltCustomization, type VccFieldDefinition, type VccType } from './customization.js';
 import { listIndexOf, type PlainData } from './data.js';
 import { PlatformError } from './errors.js';
 
@@ -54,36 +54,25 @@ export function resolveVccPath(customization: BuiltCustomization, path: readonly
   let depth = 2;
   const result = (): ResolvedVccPath => ({ field, type, label, depth, ...(description !== undefined ? { description } : {}) });
   for (const segment of rest) {
-    switch (type.kind) {
-      case 'unknown':
-        return result();
-      case 'object': {
-        const nested = typeof segment === 'string' ? type.fields.find((entry) => entry.key === segment) : undefined;
-        if (!nested) return undefined;
-        type = nested.type;
-        label = nested.name;
-        description = nested.description;
-        depth++;
-        break;
-      }
-      case 'array': {
-        const index = listIndexOf(segment);
-        if (index === undefined || index >= type.max) return undefined;
-        label = `${label} ${index + 1}`;
-        description = undefined;
-        type = type.of;
-        depth++;
-        break;
-      }
-      case 'coordinate':
-      case 'size': {
-        const members = type.kind === 'coordinate' ? ['x', 'y'] : ['width', 'height'];
-        if (typeof segment !== 'string' || !members.includes(segment)) return undefined;
-        // A number inside the pair: the pair's control edits it.
-        return result();
-      }
-      default:
-        return undefined;
+    // The containers are walked into; any other kind may name only its own members (a coordinate's `x`).
+    if (type.kind === 'unknown') return result();
+    if (type.kind === 'object') {
+      const nested = typeof segment === 'string' ? type.fields.find((entry) => entry.key === segment) : undefined;
+      if (!nested) return undefined;
+      type = nested.type;
+      label = nested.name;
+      description = nested.description;
+      depth++;
+    } else if (type.kind === 'array') {
+      const index = listIndexOf(segment);
+      if (index === undefined || index >= type.max) return undefined;
+      label = `${label} ${index + 1}`;
+      description = undefined;
+      type = type.of;
+      depth++;
+    } else {
+      // A number inside the pair: the pair's control edits it.
+      return typeof segment === 'string' && kindSpecOf(type).members.includes(segment) ? result() : undefined;
     }
   }
   return result();

@@ -3,37 +3,44 @@
  * the HTTP status of their code (the signaling services answer the same shape).
  */
 import type { ServerResponse } from 'node:http';
-import type { ErrorCode } from '../../protocol/errors.js';
+import { isErrorCode, type ErrorCode } from '../../protocol/errors.js';
 
-/** The HTTP status of an error code. */
+/** The HTTP status of every error code: a code added to ERROR_CODES and not here does not compile. */
+const STATUS: { readonly [Code in ErrorCode]: number } = {
+  INVALID_ARGUMENT: 400,
+  INVALID_VALUE: 400,
+  INVALID_PATH: 400,
+  INVALID_MESSAGE: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CALL_TIMEOUT: 408,
+  PAYLOAD_TOO_LARGE: 413,
+  VALUE_TOO_LARGE: 413,
+  UNSUPPORTED: 415,
+  RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
+  NOT_CONNECTED: 503,
+  HANDSHAKE_TIMEOUT: 500,
+  LOAD_TIMEOUT: 500,
+  LINK_RESET: 500,
+  LINK_CLOSED: 500,
+  NOT_EMBEDDED: 500,
+  ORIGIN_REFUSED: 500,
+  METHOD_NOT_ALLOWED: 500,
+  INVALID_CONFIG: 500,
+  SHARD_FULL: 500,
+  TOO_MANY_SHARDS: 500,
+  INVALID_NAME: 500,
+  INVALID_TOKEN: 500,
+  TOKEN_EXPIRED: 500,
+  QUEUE_FULL: 500,
+  INTERNAL: 500,
+};
+
+/** The HTTP status of an error code (500 for a string that is not one). */
 export function statusOf(code: ErrorCode | string): number {
-  switch (code) {
-    case 'INVALID_ARGUMENT':
-    case 'INVALID_VALUE':
-    case 'INVALID_PATH':
-    case 'INVALID_MESSAGE':
-      return 400;
-    case 'UNAUTHORIZED':
-      return 401;
-    case 'FORBIDDEN':
-      return 403;
-    case 'NOT_FOUND':
-      return 404;
-    case 'CALL_TIMEOUT':
-      return 408;
-    case 'PAYLOAD_TOO_LARGE':
-    case 'VALUE_TOO_LARGE':
-      return 413;
-    case 'UNSUPPORTED':
-      return 415;
-    case 'RATE_LIMITED':
-      return 429;
-    case 'UNAVAILABLE':
-    case 'NOT_CONNECTED':
-      return 503;
-    default:
-      return 500;
-  }
+  return isErrorCode(code) ? STATUS[code] : 500;
 }
 
 /** Answers `body` as JSON, never cached. */

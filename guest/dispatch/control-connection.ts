@@ -7,6 +7,7 @@
  * answers go to its host, one method per type.
  */
 import { deserializeError, isPlatformError, PlatformError } from '../../protocol/errors.js';
+import { unreachable } from '../../protocol/exhaustive.js';
 import {
   encodeHandshakeJoin,
   parseJsonObject,
@@ -283,14 +284,21 @@ export class ControlConnection {
         }
         return this.#host.onServerError(error);
       }
-      default: {
+      // The answers to a request, by its id.
+      case 'joined':
+      case 'ok':
+      case 'info':
+      case 'pong': {
         const pending = this.#pending.get(message.id);
         if (!pending) return;
         if (message.type === 'joined') this.#host.onJoined(message);
         clearTimeout(pending.timer);
         this.#pending.delete(message.id);
-        pending.resolve(message);
+        return pending.resolve(message);
       }
+      default:
+        // A frame type added to ServerMessage without its case here is a compile error.
+        return unreachable(message, 'server frame');
     }
   }
 }

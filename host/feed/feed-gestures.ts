@@ -14,6 +14,7 @@
  * chains the template's scroll).
  */
 import { PlatformError } from '../../protocol/errors.js';
+import { unreachable } from '../../protocol/exhaustive.js';
 import type { ForwardedTouchPoint } from '../../protocol/link.js';
 import type { EmitFeedEvent } from './feed-events.js';
 import type { FeedTrack } from './feed-track.js';
@@ -303,6 +304,8 @@ export class FeedGestures {
       case 'abandon':
         host.track.snapBack(host.snapMs);
         return;
+      default:
+        unreachable(update, 'swipe update');
     }
   }
 

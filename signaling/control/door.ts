@@ -9,7 +9,17 @@
  */
 import { jsonDepthWithin } from '../../protocol/data.js';
 import { PlatformError, serializeError, type ErrorCode } from '../../protocol/errors.js';
-import { FRAME_ENVELOPE_BYTES, parseClientMessage, parseJsonObject, type ClientMessage } from '../../protocol/signaling.js';
+import { unreachable } from '../../protocol/exhaustive.js';
+import {
+  FRAME_ENVELOPE_BYTES,
+  parseClientMessage,
+  parseJsonObject,
+  type ClientMessage,
+  type IdentifyMessage,
+  type InfoRequest,
+  type LeaveMessage,
+  type UserInfoMessage,
+} from '../../protocol/signaling.js';
 import type { RawData } from 'ws';
 import type { Connection, ControlSocketHandlers } from './connection.js';
 import type { ServerContext } from './context.js';
@@ -65,14 +75,25 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
     else refusalAllowed(ctx, connection);
     return;
   }
+  // One case per frame type (emit went above): a type added to ClientMessage is a compile error at `unreachable`.
   switch (message.type) {
     case 'ping':
       return onPing(ctx, connection, message);
     case 'join':
       return onJoinFrame(ctx, connection, message);
-    default:
+    case 'identify':
+    case 'userInfo':
+    case 'info':
+    case 'leave':
       if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { id: message.id });
+      return onMemberMessage(ctx, connection, message);
+    default:
+      return unreachable(message, 'client frame');
   }
+}
+
+/** A frame only a joined member may send. */
+function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage): void {
   switch (message.type) {
     case 'identify':
       return onIdentify(ctx, connection, message);
@@ -82,6 +103,8 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
       return onInfo(ctx, connection, message);
     case 'leave':
       return onLeave(ctx, connection, message);
+    default:
+      return unreachable(message, 'member frame');
   }
 }
 

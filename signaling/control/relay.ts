@@ -5,6 +5,7 @@
  * and the takeover of a client that resumed elsewhere. The event path is the
  * hot one: a frame serialized once, written to each receiver (outbox.ts).
  */
+import { unreachable } from '../../protocol/exhaustive.js';
 import type { ShardMessage } from '../store/store.js';
 import type { Connection } from './connection.js';
 import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
@@ -13,24 +14,39 @@ import { flushPresence, queuePresence } from './presence.js';
 
 /** What the store delivers on a shard's channel, for the members of the hub on this node. */
 export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessage): void {
-  if (message.kind === 'peer') return ctx.peers.deliverRemote(hub.key, message.dst, message.frame);
-  if (message.kind === 'takeover') {
-    if (message.node === ctx.nodeId) return;
-    // The client resumed on another node: a socket of it here is half open and must go without a trace.
-    const stale = hub.locals.get(message.clientId);
-    if (stale) {
-      detach(ctx, stale);
-      stale.state = 'closed';
-      if (stale.peerId) ctx.peers.revoke(stale.peerId);
-      stale.socket.terminate();
-    }
-    return;
+  // One case per store message kind: a kind added to ShardMessage is a compile error at `unreachable`.
+  switch (message.kind) {
+    case 'peer':
+      return ctx.peers.deliverRemote(hub.key, message.dst, message.frame);
+    case 'takeover':
+      return onTakeover(ctx, hub, message.clientId, message.node);
+    case 'presence':
+      return queuePresence(ctx, hub, { frame: message.frame, except: message.except, at: ++ctx.presenceClock });
+    case 'event':
+      return fanOutEvent(ctx, hub, message.frame, message.from, message.to);
+    default:
+      return unreachable(message, 'shard message');
   }
-  if (message.kind === 'presence') return queuePresence(ctx, hub, { frame: message.frame, except: message.except, at: ++ctx.presenceClock });
+}
+
+/** `clientId` resumed on `node`: a socket of it here, if another node took it, goes without a trace. */
+function onTakeover(ctx: ServerContext, hub: Hub, clientId: string, node: string): void {
+  if (node === ctx.nodeId) return;
+  // The client resumed on another node: a socket of it here is half open and must go without a trace.
+  const stale = hub.locals.get(clientId);
+  if (stale) {
+    detach(ctx, stale);
+    stale.state = 'closed';
+    if (stale.peerId) ctx.peers.revoke(stale.peerId);
+    stale.socket.terminate();
+  }
+}
+
+/** A relayed event, to each of its recipients on this node (`to` null: every member but the sender). */
+function fanOutEvent(ctx: ServerContext, hub: Hub, text: string, from: string, to: readonly string[] | null): void {
   // An event never overtakes a presence change published before it.
   if (hub.presence !== null) flushPresence(ctx, hub);
-  const frame = Buffer.from(message.frame);
-  const { from, to } = message;
+  const frame = Buffer.from(text);
   if (to === null) {
     for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(ctx, c, frame);
     return;

@@ -13,8 +13,11 @@ export const PROJECT_ID_HEADER = 'x-platform-project-id';
 /** Header carrying a user token (the owner's, for editor flows). */
 export const USER_TOKEN_HEADER = 'x-platform-user-token';
 
-/** HTTP status of each error code a route may answer with. */
-const STATUS: Partial<Record<ErrorCode, number>> = {
+/**
+ * HTTP status of every error code: a code added to ERROR_CODES and not here does not compile.
+ * 500 for the codes no route answers with (link, customization file and dispatch codes).
+ */
+const STATUS: { readonly [Code in ErrorCode]: number } = {
   INVALID_ARGUMENT: 400,
   INVALID_MESSAGE: 400,
   INVALID_NAME: 400,
@@ -32,11 +35,25 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   UNSUPPORTED: 415,
   RATE_LIMITED: 429,
   UNAVAILABLE: 503,
+  HANDSHAKE_TIMEOUT: 500,
+  LOAD_TIMEOUT: 500,
+  CALL_TIMEOUT: 500,
+  LINK_RESET: 500,
+  LINK_CLOSED: 500,
+  NOT_EMBEDDED: 500,
+  ORIGIN_REFUSED: 500,
+  VALUE_TOO_LARGE: 500,
+  INVALID_CONFIG: 500,
+  NOT_CONNECTED: 500,
+  SHARD_FULL: 500,
+  TOO_MANY_SHARDS: 500,
+  QUEUE_FULL: 500,
+  INTERNAL: 500,
 };
 
-/** The HTTP status for a coded error (500 for anything not listed). */
+/** The HTTP status for a coded error. */
 export function statusOf(code: ErrorCode): number {
-  return STATUS[code] ?? 500;
+  return STATUS[code];
 }
 
 /** Sends a JSON body. */

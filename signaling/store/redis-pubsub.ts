@@ -6,6 +6,7 @@
  * never waits for Redis), other nodes get the message from the channel.
  */
 import type { Redis } from 'ioredis';
+import { unreachable } from '../../protocol/exhaustive.js';
 import { SentEvents } from './sent-events.js';
 import type { ShardListener, ShardMessage } from './store.js';
 
@@ -16,43 +17,63 @@ interface GapNotice {
   readonly toMs: number;
 }
 
-// Pub/sub envelope: "node\nkind\n…": a header of short fields, then the frame (JSON, no raw newline).
-function encodeMessage(node: string, message: ShardMessage): string {
+/** What travels on a shard's channel: a store message, or a node's gap notice. */
+type Envelope = ShardMessage | GapNotice;
+
+/**
+ * The letter of each kind in the envelope's header. A kind added to ShardMessage and not here
+ * does not compile, nor does it in encodeMessage and decodeMessage below.
+ */
+const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', gap: 'g' };
+const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map(
+  (Object.keys(LETTER_OF_KIND) as Envelope['kind'][]).map((kind) => [LETTER_OF_KIND[kind], kind]),
+);
+
+// Pub/sub envelope: "node\nletter\n…": a header of short fields, then the frame (JSON, no raw newline).
+function encodeMessage(node: string, message: Envelope): string {
+  const head = `${node}\n${LETTER_OF_KIND[message.kind]}\n`;
   switch (message.kind) {
     case 'event':
-      return `${node}\ne\n${message.from}\n${message.to ? JSON.stringify(message.to) : ''}\n${message.frame}`;
+      return `${head}${message.from}\n${message.to ? JSON.stringify(message.to) : ''}\n${message.frame}`;
     case 'presence':
-      return `${node}\np\n${message.except ?? ''}\n${message.frame}`;
+      return `${head}${message.except ?? ''}\n${message.frame}`;
     case 'peer':
-      return `${node}\nr\n${message.dst}\n${message.frame}`;
+      return `${head}${message.dst}\n${message.frame}`;
     case 'takeover':
-      return `${node}\nt\n${message.clientId}\n${message.node}`;
+      return `${head}${message.clientId}\n${message.node}`;
+    case 'gap':
+      return `${head}${message.fromMs}\n${message.toMs}`;
+    default:
+      return unreachable(message, 'shard message');
   }
 }
 
-function decodeMessage(text: string): { node: string; message: ShardMessage | GapNotice } | null {
+function decodeMessage(text: string): { node: string; message: Envelope } | null {
   const cut = (from: number): [string, number] => {
     const at = text.indexOf('\n', from);
     return at < 0 ? [text.slice(from), text.length] : [text.slice(from, at), at + 1];
   };
   const [node, a] = cut(0);
-  const [kind, b] = cut(a);
+  const [letter, b] = cut(a);
   const [first, c] = cut(b);
+  // An unknown letter is a newer node's kind (or junk): not for this node.
+  const kind = KIND_OF_LETTER.get(letter);
+  if (kind === undefined) return null;
   switch (kind) {
-    case 'e': {
+    case 'event': {
       const [to, d] = cut(c);
       return { node, message: { kind: 'event', from: first, to: to ? (JSON.parse(to) as string[]) : null, frame: text.slice(d) } };
     }
-    case 'p':
+    case 'presence':
       return { node, message: { kind: 'presence', except: first || null, frame: text.slice(c) } };
-    case 'r':
+    case 'peer':
       return { node, message: { kind: 'peer', dst: first, frame: text.slice(c) } };
-    case 't':
+    case 'takeover':
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
-    case 'g':
+    case 'gap':
       return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
     default:
-      return null;
+      return unreachable(kind, 'shard message kind');
   }
 }
 
@@ -108,7 +129,7 @@ export class ShardChannels {
     const command = this.#command;
     if (!gap || !command || command.status !== 'ready') return;
     this.#gap = null;
-    const text = `${this.node}\ng\n${gap.fromMs}\n${gap.toMs}`;
+    const text = encodeMessage(this.node, { kind: 'gap', fromMs: gap.fromMs, toMs: gap.toMs });
     for (const channel of this.#subscribed) {
       command.publish(channel, text).catch(() => {
         this.#gap ??= gap; // told again when the command connection is back

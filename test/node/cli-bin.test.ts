@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli, USAGE } from '../../cli/main.js';
+import { VCC_TYPES } from '../../protocol/customization.js';
 import { makeTemplate, REPO_ROOT, waitFor, type TempTemplate } from './cli-support.js';
 
 const templates: TempTemplate[] = [];
@@ -70,7 +71,9 @@ describe('platform-vcc (the bin)', () => {
     const { code, stdout, stderr } = await runBin(['preinstall-ts', '--root', t.root], { PLATFORM_PROJECT_ID: 'from-env' });
     assert.equal(code, 0, stderr);
     // The fixture's one custom type builds, with a warning that names it (a typo would look the same).
-    assert.equal(stderr, 'warning: .platform/customization/card.json:/@@editor/0/fields/9/type: unknown type "my-custom-type": the editor shows a raw JSON box for it; known types: text, textarea, range, boolean, color, select, image, sound, video, file, secret, array, object, coordinate, size\n');
+    assert.equal(stderr, `warning: .platform/customization/card.json:/@@editor/0/fields/9/type: unknown type "my-custom-type": the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}\n`);
+    // The list is the table's (protocol/vcc-kinds.ts), not a copy: a kind added there is listed.
+    assert.ok(VCC_TYPES.includes('text') && VCC_TYPES.includes('secret<image>') && !VCC_TYPES.includes('unknown'));
     assert.match(stdout, /built \.platform\/generated\/customization\.js and \.platform\/generated\/customization\.d\.ts/);
     assert.match(await t.read('.platform/generated/customization.js'), /"projectId": "from-env"/);
     assert.match(await t.read('.platform/generated/customization.d.ts'), /declare module 'platform-kit\/guest'/);

@@ -10,6 +10,7 @@
 import { css, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { DEFAULT_MAX_UPLOAD_BYTES, isSafeMediaUrl, KEYSTORE_SCHEME } from '../../../protocol/customization.js';
 import { PlatformError } from '../../../protocol/errors.js';
+import { unreachable } from '../../../protocol/exhaustive.js';
 import { controlStyles, VccControl } from './control-base.js';
 
 type MediaKind = 'image' | 'sound' | 'video' | 'file';
@@ -165,8 +166,10 @@ export abstract class MediaControl extends VccControl {
         return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video>${this.#renderDuration()}`;
       case 'sound':
         return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio>${this.#renderDuration()}`;
-      default:
+      case 'file':
         return html`<a id="preview" href=${url} target="_blank" rel="noopener noreferrer">${fileName(url)}</a>`;
+      default:
+        return unreachable(this.kind, 'media kind');
     }
   }
 
