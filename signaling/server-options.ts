@@ -11,8 +11,6 @@ import type { ServicesProject } from './services/router.js';
 import type { SecretStore } from './services/secret-store.js';
 import type { RemixContext, VCC_HEADER } from './services/vcc-headers.js';
 import type { ShardStore } from './store/store.js';
-// For the {@link} of the TSDoc only (erased: no runtime import).
-import type { createSignalingServer } from './server.js';
 
 /**
  * Limits of the server; every one has a default and may be changed.
@@ -157,7 +155,7 @@ export interface UserTokenOptions {
   readonly maxTokenTtlSeconds?: number;
 }
 
-/** Options of {@link createSignalingServer}. */
+/** Options of `createSignalingServer` (server.ts; not imported here: server.ts reads these types). */
 export interface SignalingServerOptions {
   /** Port; 0 picks a free one. Default 8787. */
   readonly port?: number;

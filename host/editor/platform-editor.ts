@@ -432,3 +432,9 @@ export class PlatformEditor extends EditorProperties {
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail, bubbles: true, composed: true }));
   }
 }
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'platform-editor': PlatformEditor;
+  }
+}
