@@ -111,7 +111,7 @@ export const EMPTY_CUSTOMIZATION: BuiltCustomization = Object.freeze({
   version: 1,
   values: Object.freeze({ metadata: Object.freeze({}), serviceMap: Object.freeze({}) }),
   editor: Object.freeze([]),
-}) as BuiltCustomization;
+});
 
 /** A parsed VCC type: what a control is drawn for and what a value is checked against. */
 export type VccType =

@@ -4,7 +4,6 @@
  * and their checks are in server-settings.ts, the factory in server.ts.
  */
 import type { RedisOptions } from 'ioredis';
-import type { CLOSE_CODES } from '../protocol/signaling.js';
 import type { CdnLimits, CdnTransform } from './services/cdn.js';
 import type { TokenIssuer, TokenKey } from './services/identity.js';
 import type { ServicesProject } from './services/router.js';
@@ -69,7 +68,7 @@ export interface SignalingLimits {
    * Refused frames (anything answered with an error: over a rate, malformed,
    * too deep, too large, before joining) a socket may send in a burst; the
    * allowance refills at a tenth of this per second. One more closes the
-   * socket with {@link CLOSE_CODES.TOO_MANY_REFUSALS} (4029, reason
+   * socket with `CLOSE_CODES.TOO_MANY_REFUSALS` (protocol/signaling.ts) (4029, reason
    * `RATE_LIMITED`): a client that keeps breaking a limit is disconnected, not
    * answered forever. Default 30. The client library never gets here: it
    * keeps its own events within the server's rate.

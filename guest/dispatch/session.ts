@@ -17,7 +17,7 @@
  * kept: event-receiver.ts and event-sender.ts.
  */
 import { assertPlainData } from '../../protocol/data.js';
-import { deserializeError, isPlatformError, PlatformError, type ErrorCode } from '../../protocol/errors.js';
+import { deserializeError, isPlatformError, PlatformError } from '../../protocol/errors.js';
 import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -102,6 +102,8 @@ export class DispatchSession {
     });
     this.#receiver = new EventReceiver(this.#clock, listeners.events);
     // What the sender reads of the session, read when it sends (the limits and id change with each join).
+    // Getters cannot be arrows: they read the session's private fields through this name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const session = this;
     const host = {
       get state(): SessionState {
@@ -382,7 +384,7 @@ export class DispatchSession {
             // No retry can fix these: give up and say why.
             this.#state = 'closed';
             this.#teardown();
-            this.#emitError(isPlatformError(error) ? error : new PlatformError(code as ErrorCode, String(error)));
+            this.#emitError(isPlatformError(error) ? error : new PlatformError(code, String(error)));
           }
           // Otherwise the socket's close already scheduled the next attempt.
         });

@@ -44,6 +44,8 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
   const limits = ctx.limits;
   if (isBinary) return invalid(ctx, connection, now, 'binary frames are not part of the protocol');
   if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
+  // A text frame arrives as a Buffer (ws's default binaryType), whose String() is its UTF-8 text.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   const text = String(data);
   // Before the parser: nothing may re-serialize or walk a frame deeper than this (JSON.stringify throws past a few thousand).
   if (!jsonDepthWithin(text, limits.maxJsonDepth)) return invalid(ctx, connection, now, `frame nests deeper than ${limits.maxJsonDepth} levels`);
@@ -71,8 +73,11 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
     case 'join':
       return onJoinFrame(ctx, connection, message);
     default:
-      if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { id: message.id });
+      // The frames of a joined client, below.
+      break;
   }
+  if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { id: message.id });
+  // Every other frame: a new client frame type is named here by the linter (switch-exhaustiveness-check).
   switch (message.type) {
     case 'identify':
       return onIdentify(ctx, connection, message);
