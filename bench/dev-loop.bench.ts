@@ -118,7 +118,7 @@ async function editorShowing(page: Page, title: string): Promise<Frame> {
 function whenInPage(frame: Frame | Page, condition: 'title' | 'overlay', wanted: string): Promise<number> {
   const holds =
     condition === 'title' ? `document.querySelector('h1')?.textContent === ${JSON.stringify(wanted)}` : `document.querySelector('#overlay')?.hasAttribute('hidden') === false`;
-  return frame.evaluate(`new Promise((resolve, reject) => {
+  return frame.evaluate<number>(`new Promise((resolve, reject) => {
     const observer = new MutationObserver(() => {
       if (!(${holds})) return;
       observer.disconnect();
@@ -126,7 +126,7 @@ function whenInPage(frame: Frame | Page, condition: 'title' | 'overlay', wanted:
     });
     observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     setTimeout(() => reject(new Error('${condition}: not seen in ${WAIT_MS} ms')), ${WAIT_MS});
-  })`) as Promise<number>;
+  })`);
 }
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {

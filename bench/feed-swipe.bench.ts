@@ -80,9 +80,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   const inHost: number[] = [];
   const toNext: number[] = [];
   let heap3 = 0;
-  let heap200 = 0;
+  let heap200: number;
   let frames3 = 0;
-  let frames200 = 0;
+  let frames200: number;
   try {
     const url = new URL('/bench/feed-swipe.html', server.hostOrigin);
     url.searchParams.set('count', String(ITEMS));

@@ -18,6 +18,7 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { SCENARIOS, type ScenarioId, type TracedBlock } from './pages/protocol.js';
 import type { TraceEvent } from './pages/trace.js';
+import type * as MicroPageModule from './pages/micro.js';
 import { ms, stats, table, type BenchContext, type BenchOutcome } from './support/bench.js';
 
 export const description =
@@ -236,7 +237,7 @@ async function microSection(context: BenchContext, page: Page): Promise<Record<s
   const templateFrame = page.frames().find((frame) => frame.url().includes('/bench/pages/template.html'));
   if (!templateFrame) throw new Error('no template frame');
   const micro = await templateFrame.evaluate(async (moduleUrl) => {
-    const module = (await import(moduleUrl)) as typeof import('./pages/micro.js');
+    const module = (await import(moduleUrl)) as typeof MicroPageModule;
     return module.runMicro();
   }, '/bench/pages/micro.ts');
   context.log('\n### 3. Single steps in a tight loop (template process, no profiler)\n');

@@ -59,11 +59,14 @@ export function parseJsonSource(text: string): JsonParseResult {
   }
 }
 
-class SyntaxFailure {
+/** Where and why the source is not JSON; caught by the parser's caller (an Error so that nothing else is ever thrown). */
+class SyntaxFailure extends Error {
   constructor(
     readonly pos: number,
     readonly reason: string,
-  ) {}
+  ) {
+    super(reason);
+  }
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

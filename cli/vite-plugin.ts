@@ -74,7 +74,9 @@ export function platformKit(options: PlatformKitPluginOptions = {}): Plugin<Plat
     name: PLATFORM_KIT_PLUGIN_NAME,
     api: { onBuild: (listener) => state.onBuild(listener) },
     configResolved: (config) => state.configResolved(config),
-    buildStart: async () => void (await state.rebuild()),
+    buildStart: async () => {
+      await state.rebuild();
+    },
     configureServer: (server) => state.watch(server),
     resolveId: (id) => (id === VIRTUAL_MODULE_ID ? RESOLVED_VIRTUAL_MODULE_ID : undefined),
     async load(id) {

@@ -75,7 +75,7 @@ function inputFor(type: VccType): HTMLInputElement | HTMLTextAreaElement {
 
 function writeInput(input: HTMLInputElement | HTMLTextAreaElement, value: unknown): void {
   if (input instanceof HTMLInputElement && input.type === 'checkbox') input.checked = value === true;
-  else input.value = value === undefined || value === null ? '' : String(value);
+  else input.value = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 function readInput(input: HTMLInputElement | HTMLTextAreaElement, type: VccType): unknown {

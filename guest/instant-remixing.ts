@@ -44,7 +44,7 @@ export class InstantRemixing {
    */
   get<const Path extends VccValuePath>(path: Path): VccValueAt<Path> {
     const checked = templatePath(path);
-    return clonePlain(this.#state.readForTemplate(checked) as PlainData) as VccValueAt<Path>;
+    return clonePlain(this.#state.readForTemplate(checked) as PlainData);
   }
 
   /**
@@ -88,7 +88,7 @@ export class InstantRemixing {
     // The request leaves first, so the host works on it while this side does its bookkeeping.
     // Nothing can answer before onSetValue returns, and get() sees the new value as soon as it has.
     // skipUpdate travels only when true: one argument less on the wire of every keystroke.
-    const sent = skipUpdate === true ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
+    const sent = skipUpdate ? state.link.call('setValue', checkedPath, value, true) : state.link.call('setValue', checkedPath, value);
     next ??= state.withOverride(checkedPath, clonePlain(value));
     const scope = checkedPath[0] ?? '';
     const key = checkedPath[1] ?? '';
@@ -96,7 +96,7 @@ export class InstantRemixing {
     let flight = state.inFlight.get(entryKey);
     if (!flight) state.inFlight.set(entryKey, (flight = { calls: 0, echoes: 0, latest: 0, lastGood: readPath(state.overrides, [scope, key]) }));
     const call = ++flight.latest;
-    const echoed = skipUpdate !== true;
+    const echoed = !skipUpdate;
     flight.calls++;
     if (echoed) flight.echoes++;
     const entry = readPath(next, [scope, key]);

@@ -110,6 +110,8 @@ export class GuestLink {
    * Adds a handler for a host → guest method. Several handlers of one method
    * all run (two InstantRemixing objects in one page). Returns the remover.
    */
+  // A handler may also return nothing (void): the caller then answers for it.
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
   handle<Name extends keyof GuestApi>(name: Name, handler: (...args: Parameters<GuestApi[Name]>) => ReturnType<GuestApi[Name]> | void): () => void {
     const entry = handler as (...args: unknown[]) => unknown;
     this.#handlers.set(name, [...(this.#handlers.get(name) ?? []), entry]);

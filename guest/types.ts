@@ -17,7 +17,8 @@
  *   interface CustomizationTypes { values: { card: { title: string } } }
  * }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// Empty on purpose: a template's generated .d.ts fills it in by declaration merging.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface CustomizationTypes {}
 
 /** Values the platform fills in for every template. */

@@ -82,7 +82,8 @@ export function guardFrameFocus(iframe: HTMLIFrameElement): () => void {
   /** performance.now() of the last Tab, and of the last key or press of the host's own. */
   let tabAt = -Infinity;
   // An activation the page has before the frame exists is the host's own.
-  let hostGestureAt = navigator.userActivation?.isActive === true ? performance.now() : -Infinity;
+  // Older browsers have no userActivation (the DOM types say otherwise): none reads as no gesture.
+  let hostGestureAt = (navigator.userActivation?.isActive ?? false) ? performance.now() : -Infinity;
   /** The host element the viewer's focus was last on (not the frame), for giving it back. */
   let viewerFocus: Element | null = null;
   /** Steals undone over the frame's life; from STEALS_BEFORE_HOLD on, the frame is a thief. */
@@ -108,6 +109,8 @@ export function guardFrameFocus(iframe: HTMLIFrameElement): () => void {
   const aimedAt = (): boolean => pointerOnFrame || performance.now() - tabAt <= TAB_FOCUS_MS || performance.now() - hostFocusAt <= TAB_FOCUS_MS;
   // The host's own focus() of the frame is no theft: a call on this element can only come from the
   // host page (the template has no reference to it). An own property, removed when the guard goes.
+  // Called with the frame as `this` (below), as the browser's own method expects.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const nativeFocus = iframe.focus;
   iframe.focus = function focus(this: HTMLIFrameElement, options?: FocusOptions): void {
     hostFocusAt = performance.now();
@@ -167,7 +170,7 @@ export function guardFrameFocus(iframe: HTMLIFrameElement): () => void {
   const onWindowBlur = (): void => {
     if (deepActiveElement() !== iframe) return;
     if (aimedAt()) return;
-    const activated = navigator.userActivation?.isActive === true;
+    const activated = navigator.userActivation?.isActive ?? false;
     if (activated && performance.now() - hostGestureAt > HOST_GESTURE_MS) return;
     // Taken without a gesture aimed at the frame: give the focus back to where the viewer put it,
     // from a task of its own (a focus() inside this listener is ignored).

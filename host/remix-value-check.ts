@@ -61,7 +61,7 @@ export class RemixValueCheck {
   fieldAt(scope: string, key: string): CachedField | undefined {
     if (!this.customization) return undefined;
     let fields = this.#typeCache.get(scope);
-    if (!fields) this.#typeCache.set(scope, (fields = new Map()));
+    if (!fields) this.#typeCache.set(scope, (fields = new Map<string, CachedField | null>()));
     let field = fields.get(key);
     if (field === undefined) {
       const type = findVccType(this.customization, [scope, key]);

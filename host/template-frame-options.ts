@@ -1,5 +1,5 @@
 /**
- * The public types of {@link TemplateFrame} (template-frame.ts): its options,
+ * The public types of `TemplateFrame` (template-frame.ts): its options,
  * the defaults of what a guest may send, its states and its events. Apart, as
  * the feed's and the server's options are, so the frame's file holds the
  * handshake and the link, not pages of option docs.
@@ -9,10 +9,8 @@ import type { PlatformError } from '../protocol/errors.js';
 import type { CallLimits } from '../protocol/call-budget.js';
 import type { Refusal } from '../protocol/rpc.js';
 import type { HostHandlers } from './handler-layers.js';
-// For the {@link}s of the TSDoc only (erased).
-import type { TemplateFrame } from './template-frame.js';
 
-/** Options of {@link TemplateFrame}. */
+/** Options of `TemplateFrame`. */
 export interface TemplateFrameOptions {
   /** URL of the template. Its origin is the one origin a hello is accepted from (plus `allowedOrigins`). */
   readonly src: string | URL;
@@ -100,7 +98,7 @@ export const DEFAULT_GUEST_LIMITS: CallLimits = Object.freeze({
 });
 
 /**
- * Where a {@link TemplateFrame} stands: loading (no link yet), linked, ready
+ * Where a `TemplateFrame` stands: loading (no link yet), linked, ready
  * (the guest called ready()), unlinked (the guest went over its limits and
  * is ignored from then on), destroyed.
  */
@@ -118,7 +116,7 @@ export interface UnlinkedEvent {
   readonly error: PlatformError;
 }
 
-/** Events of a {@link TemplateFrame}. */
+/** Events of a `TemplateFrame`. */
 export interface TemplateFrameEvents {
   /** A guest linked: `relinked` is true after a reload. Send your state now. */
   link: { readonly relinked: boolean };

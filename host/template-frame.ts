@@ -256,7 +256,7 @@ export class TemplateFrame {
     }
     // The guest retries its hello until answered: the same helloId again is not a reload.
     if (this.#link?.helloId === hello.helloId) return;
-    this.#linkGuest(hello.helloId, event.origin, event.source as Window);
+    this.#linkGuest(hello.helloId, event.origin, event.source);
   };
 
   #linkGuest(helloId: string, origin: string, source: Window): void {
@@ -272,7 +272,7 @@ export class TemplateFrame {
             ? (feedSdk: unknown) => this.#pageLoaded(feedSdk, channel.port1)
             : (...args: unknown[]) => this.#handlers.dispatch(name, args);
     }
-    const { caller, stop: stopServing } = linkPort<GuestApi>(channel.port1, {
+    const served = linkPort<GuestApi>(channel.port1, {
       allowed: HOST_METHODS,
       handlers,
       callTimeoutMs: this.#callTimeoutMs,
@@ -281,7 +281,7 @@ export class TemplateFrame {
       onLimited: (limited) => this.#unlinkForGood(limited),
     });
     channel.port1.start();
-    this.#link = { helloId, port: channel.port1, caller, stopServing };
+    this.#link = { helloId, port: channel.port1, caller: served.caller, stopServing: () => served.stop() };
     this.#state = 'linked';
     const welcome: WelcomeMessage = { type: 'platform-kit:welcome', version: PROTOCOL_VERSION, helloId, ...(this.#projectId === undefined ? {} : { projectId: this.#projectId }) };
     // Answer the exact origin that said hello, never '*'.

@@ -9,7 +9,7 @@
  * its budget is unlinked, and its host page stays responsive.
  */
 import { PlatformError } from './errors.js';
-import type { Refusal } from './rpc.js';
+import type { Refusal } from './refusal.js';
 
 /**
  * What a budget says of one allowed call's arguments: `null` (serve it), a

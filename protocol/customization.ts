@@ -95,7 +95,7 @@ export const EMPTY_CUSTOMIZATION: BuiltCustomization = Object.freeze({
   version: 1,
   values: Object.freeze({ metadata: Object.freeze({}), serviceMap: Object.freeze({}) }),
   editor: Object.freeze([]),
-}) as BuiltCustomization;
+});
 
 /**
  * Parses a type expression and its options. Throws `INVALID_CONFIG` with the

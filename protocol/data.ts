@@ -222,7 +222,7 @@ export function describe(value: unknown): string {
 /** Deep copy of plain data (values are kept immutable on both sides). */
 export function clonePlain<T extends PlainData | undefined>(value: T): T {
   // Primitives are immutable: only objects and arrays need a copy.
-  return typeof value === 'object' && value !== null ? (structuredClone(value) as T) : value;
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 /**

@@ -125,7 +125,7 @@ export function createCallerCore<Api>(port: MessagePort, options: CallerOptions,
     const argumentList = new Array<{ type: 'RAW'; value: unknown }>(args.length);
     for (let i = 0; i < args.length; i++) argumentList[i] = { type: 'RAW', value: args[i] };
     try {
-      port.postMessage({ id: idPrefix + sequence, type: 'APPLY', path: [name], argumentList });
+      port.postMessage({ id: `${idPrefix}${sequence}`, type: 'APPLY', path: [name], argumentList });
     } catch (error) {
       // structuredClone refused an argument (a function, a DOM node…).
       return Promise.reject(new PlatformError('INVALID_ARGUMENT', `"${name}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));

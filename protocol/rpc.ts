@@ -26,17 +26,13 @@ import { expose, type Endpoint } from 'comlink';
 import type { CallBudget, Limited } from './call-budget.js';
 import { PlatformError, serializeError, type SerializedError } from './errors.js';
 import { createCallerCore, type Caller, type CallerOptions } from './rpc-caller.js';
+import type { Refusal } from './refusal.js';
 
 export { createCaller, type Caller, type CallerOptions } from './rpc-caller.js';
+export type { Refusal } from './refusal.js';
 
 /** Result envelope of every served call. */
 export type Envelope = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
-
-/** Why an incoming message was refused at the door. */
-export interface Refusal {
-  readonly code: 'METHOD_NOT_ALLOWED' | 'INVALID_MESSAGE' | 'VALUE_TOO_LARGE' | 'INVALID_VALUE';
-  readonly message: string;
-}
 
 /** Most arguments any surface method takes; more is a malformed call. */
 const MAX_ARGUMENTS = 8;

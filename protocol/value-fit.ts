@@ -85,7 +85,7 @@ export function typeNameOf(type: VccType): string {
 export function previewValue(value: unknown): string {
   let text: string;
   try {
-    text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+    text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? `(${typeof value})`);
   } catch {
     text = '(unprintable)';
   }

@@ -6,6 +6,7 @@
 import { WebSocket } from 'ws';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, type ConnectedClient, type EventPayload, type ShardInfo } from '../protocol/signaling.js';
+import { DispatchListeners } from '../guest/dispatch/listeners.js';
 import { DispatchSession } from '../guest/dispatch/session.js';
 import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SocketLike } from '../guest/dispatch/types.js';
 
@@ -69,6 +70,8 @@ function readString(value: unknown): string | undefined {
  */
 export class Dispatch {
   readonly #session: DispatchSession;
+  /** Every listener (the registry the browser client uses too, guest/dispatch/listeners.ts), handed to the session. */
+  readonly #listeners = new DispatchListeners();
 
   constructor(configuration: BackendConfigurationInput = {}) {
     const locals = configuration.res?.locals ?? {};
@@ -81,18 +84,21 @@ export class Dispatch {
       throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs a project id and token (options, res.locals or PLATFORM_PROJECT_ID/PLATFORM_PROJECT_TOKEN)');
     }
     if (urls.length === 0) throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs the server URL (url option or PLATFORM_DISPATCH_URL)');
-    this.#session = new DispatchSession({
-      url: urls.length === 1 ? controlUrl(urls[0]!) : urls.map(controlUrl),
-      projectId,
-      projectToken,
-      kind: 'backend',
-      // A backend's join carries its project token, so it never rides in the handshake (protocols stay empty).
-      createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
-      ...(configuration.maxQueuedEvents !== undefined ? { maxQueuedEvents: configuration.maxQueuedEvents } : {}),
-      ...(configuration.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: configuration.receiveOwnBroadcasts } : {}),
-      ...(configuration.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: configuration.reconnectInitialDelayMs } : {}),
-      ...(configuration.clockSkewMs !== undefined ? { clockSkewMs: configuration.clockSkewMs } : {}),
-    });
+    this.#session = new DispatchSession(
+      {
+        url: urls.length === 1 ? controlUrl(urls[0]!) : urls.map(controlUrl),
+        projectId,
+        projectToken,
+        kind: 'backend',
+        // A backend's join carries its project token, so it never rides in the handshake (protocols stay empty).
+        createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
+        ...(configuration.maxQueuedEvents !== undefined ? { maxQueuedEvents: configuration.maxQueuedEvents } : {}),
+        ...(configuration.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: configuration.receiveOwnBroadcasts } : {}),
+        ...(configuration.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: configuration.reconnectInitialDelayMs } : {}),
+        ...(configuration.clockSkewMs !== undefined ? { clockSkewMs: configuration.clockSkewMs } : {}),
+      },
+      this.#listeners,
+    );
   }
 
   /** Connects to a shard; a second call returns the same connection. */
@@ -122,7 +128,7 @@ export class Dispatch {
   }
   /** Listens to an event; returns the unsubscribe function. */
   on(eventName: string, callback: MessageHandlerCallback): () => void {
-    return this.#session.on(eventName, callback);
+    return this.#listeners.events.add(eventName, callback);
   }
   /**
    * Listens to the shard's presence (also available on the backend). Returns the unsubscribe function.
@@ -133,11 +139,11 @@ export class Dispatch {
    * the last of them. A member is always listed before its first event arrives.
    */
   onConnectedClientsChanged(callback: (connectedClients: readonly ConnectedClient[]) => void): () => void {
-    return this.#session.onConnectedClientsChanged(callback);
+    return this.#listeners.presence.add(callback);
   }
   /** Listens to errors no promise carries (a refused relayed event, a reconnection given up). */
   onError(callback: DispatchErrorCallback): () => void {
-    return this.#session.onError(callback);
+    return this.#listeners.errors.add(callback);
   }
   /** The current connection, or null. */
   get connectionInfo(): ConnectionInfo | null {

@@ -50,7 +50,7 @@ export class Identity {
 
   constructor(options: IdentityOptions = {}) {
     const locals = options.res?.locals;
-    const fromLocals = (name: string): string | undefined => (typeof locals?.[name] === 'string' ? (locals[name] as string) : undefined);
+    const fromLocals = (name: string): string | undefined => (typeof locals?.[name] === 'string' ? locals[name] : undefined);
     const credentials = resolveProjectCredentials(
       options.projectId ?? fromLocals('PLATFORM_PROJECT_ID'),
       options.projectToken ?? fromLocals('PLATFORM_PROJECT_TOKEN'),

@@ -68,6 +68,8 @@ export const PlatformBackend = {
 } as const;
 
 /** The instance types of the namespace's classes: `let dispatch: PlatformBackend.Dispatch`. */
+// The spec's name is `PlatformBackend.Dispatch` (a namespace of classes), so a namespace it is.
+// eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace PlatformBackend {
   /** An instance of `PlatformBackend.Dispatch`. */
   type Dispatch = InstanceType<typeof PlatformBackend.Dispatch>;

@@ -4,15 +4,12 @@
  * and their checks are in server-settings.ts, the factory in server.ts.
  */
 import type { RedisOptions } from 'ioredis';
-import type { CLOSE_CODES } from '../protocol/signaling.js';
 import type { CdnLimits, CdnTransform } from './services/cdn.js';
 import type { TokenIssuer, TokenKey } from './services/identity.js';
 import type { ServicesProject } from './services/router.js';
 import type { SecretStore } from './services/secret-store.js';
 import type { RemixContext, VCC_HEADER } from './services/vcc-headers.js';
 import type { ShardStore } from './store/store.js';
-// For the {@link} of the TSDoc only (erased: no runtime import).
-import type { createSignalingServer } from './server.js';
 
 /**
  * Limits of the server; every one has a default and may be changed.
@@ -71,7 +68,7 @@ export interface SignalingLimits {
    * Refused frames (anything answered with an error: over a rate, malformed,
    * too deep, too large, before joining) a socket may send in a burst; the
    * allowance refills at a tenth of this per second. One more closes the
-   * socket with {@link CLOSE_CODES.TOO_MANY_REFUSALS} (4029, reason
+   * socket with `CLOSE_CODES.TOO_MANY_REFUSALS` (protocol/signaling.ts) (4029, reason
    * `RATE_LIMITED`): a client that keeps breaking a limit is disconnected, not
    * answered forever. Default 30. The client library never gets here: it
    * keeps its own events within the server's rate.
@@ -157,7 +154,7 @@ export interface UserTokenOptions {
   readonly maxTokenTtlSeconds?: number;
 }
 
-/** Options of {@link createSignalingServer}. */
+/** Options of `createSignalingServer` (server.ts; not imported here: server.ts reads these types). */
 export interface SignalingServerOptions {
   /** Port; 0 picks a free one. Default 8787. */
   readonly port?: number;

@@ -35,6 +35,7 @@ import { resolve as resolvePath } from 'node:path';
 import { PlatformError } from '../protocol/errors.js';
 import { liveConnections, ServerContext } from './control/context.js';
 import { startHeartbeat } from './control/heartbeat.js';
+import { endOfTurn, flushWindowedHubs } from './control/presence.js';
 import { metrics, requestListener } from './http-routes.js';
 import { roleOf } from './projects.js';
 import { ResumeTokens } from './resume-token.js';
@@ -90,7 +91,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
   }
   const dataDir = resolvePath(options.dataDir ?? '.platform-data');
   // What every handler shares (control/context.ts): made once, here.
-  const ctx = new ServerContext(settings, projects, store, log);
+  const ctx = new ServerContext(settings, projects, store, log, { endOfTurn, flushWindowedHubs });
 
   const http = createServer(requestListener(ctx));
   http.on('upgrade', upgradeListener(ctx));

@@ -151,7 +151,7 @@ export function createVccMiddleware(options: VccMiddlewareOptions = {}): NodeMid
         (customization) => {
           const header = req.headers[VCC_HEADER];
           delete req.headers[VCC_HEADER];
-          let remix: RemixContext | null = null;
+          let remix: RemixContext | null;
           let platform: PlatformLocals['platform'];
           try {
             remix = remixOf(header, env);

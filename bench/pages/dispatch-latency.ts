@@ -119,7 +119,9 @@ async function rawThroughOurs(): Promise<Scenario> {
 }
 
 async function socketIo(): Promise<Scenario> {
-  const { io } = (await import(/* @vite-ignore */ '/node_modules/socket.io-client/dist/socket.io.esm.min.js' as string)) as { io: typeof ioType };
+  // A URL the page's server serves (not a module TypeScript resolves): held in a string.
+  const clientUrl: string = '/node_modules/socket.io-client/dist/socket.io.esm.min.js';
+  const { io } = (await import(/* @vite-ignore */ clientUrl)) as { io: typeof ioType };
   const a = io(sio, { transports: ['websocket'] });
   const b = io(sio, { transports: ['websocket'] });
   const scenario: Scenario = { id: 'socket.io-room', arrive: { resolve: null }, send: (i) => a.emit('m', { ...payload, i }) };

@@ -72,7 +72,7 @@ async function handPort(frame: Window, expected: string): Promise<MessagePort> {
 
 async function setUp(): Promise<EditorBenchApi> {
   defineHostElements();
-  const editor = document.createElement('platform-editor') as PlatformEditor;
+  const editor: PlatformEditor = document.createElement('platform-editor');
   editor.src = templateUrl('editor');
   editor.type = 'instant';
   // Drafts on, as in real use: the save runs on the page's thread too.

@@ -10,6 +10,7 @@
 // ?baseline=DIR loads the host from DIR instead, a copy of the code before issue 23 (the bench
 // writes it from git): every control drawn in one render, the baseline the issue names.
 import type { PlatformEditor } from '../../host/index.js';
+import type * as HostIndex from '../../host/index.js';
 
 export interface LoadFigures {
   readonly readyMs: number;
@@ -56,9 +57,9 @@ async function load(): Promise<{ editor: PlatformEditor; figures: LoadFigures }>
   // Imported here, not at the top: the baseline's copy of the host is another module, chosen by the
   // query. Its .ts by name: the dev server maps a .js specifier to .ts only where it can read it.
   const baseline = params.get('baseline');
-  const host = (await import(baseline !== null ? `${baseline}/host/index.ts` : '../../host/index.js')) as typeof import('../../host/index.js');
+  const host = (await import(baseline !== null ? `${baseline}/host/index.ts` : '../../host/index.js')) as typeof HostIndex;
   host.defineHostElements();
-  const editor = document.createElement('platform-editor') as PlatformEditor;
+  const editor: PlatformEditor = document.createElement('platform-editor');
   const template = new URL('/bench/pages/editor-large-template.html', `http://127.0.0.1:${location.port}`);
   template.searchParams.set('big', params.get('big') ?? '100x5');
   editor.src = template.toString();

@@ -91,8 +91,8 @@ function start(options: { url: string; shardName: string; members: number }): nu
     if (name === 'hello') member.hello ??= { at: now, path };
     if (path === 'mesh') member.firstMesh ??= { at: now, name };
   };
-  dispatch.on('hello', heard('hello') as (payload: unknown, metadata: { clientId: string }) => void);
-  dispatch.on('tick', heard('tick') as (payload: unknown, metadata: { clientId: string }) => void);
+  dispatch.on('hello', heard('hello'));
+  dispatch.on('tick', heard('tick'));
   report.connectCalled = meet.wall();
   dispatch.connect({ shardName: options.shardName }).then(
     (info) => {

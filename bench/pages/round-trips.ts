@@ -24,7 +24,7 @@ export function timerResolutionMs(): number {
 
 /** The environment of this page. */
 export function timingEnvironment(): TimingEnvironment {
-  return { crossOriginIsolated: globalThis.crossOriginIsolated === true, timerResolutionMs: timerResolutionMs() };
+  return { crossOriginIsolated: globalThis.crossOriginIsolated, timerResolutionMs: timerResolutionMs() };
 }
 
 /**

@@ -16,7 +16,7 @@ export function applyWhatIfFromQuery(): string[] {
   if (flags.includes('clone')) {
     const original = globalThis.structuredClone;
     globalThis.structuredClone = ((value: unknown, options?: StructuredSerializeOptions) =>
-      typeof value !== 'object' || value === null ? value : original(value, options)) as typeof structuredClone;
+      typeof value !== 'object' || value === null ? value : original(value, options));
   }
   if (flags.includes('timer')) {
     const FAKE_BASE = 2 ** 30;

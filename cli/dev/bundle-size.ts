@@ -71,7 +71,7 @@ export class BundleSize {
   async #build(): Promise<BundleReport> {
     try {
       const output = await build({ root: this.#root, logLevel: 'silent', build: { write: false, emptyOutDir: false, reportCompressedSize: false } });
-      const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => ('output' in result ? (result as Rollup.RollupOutput).output : []));
+      const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => ('output' in result ? result.output : []));
       const files = chunks
         .filter((item): item is Rollup.OutputChunk => item.type === 'chunk')
         .map((chunk) => ({ name: chunk.fileName, gzipBytes: gzipSync(chunk.code, { level: 9 }).length }));

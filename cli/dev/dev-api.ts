@@ -134,7 +134,9 @@ export class DevApi {
       );
     } else if (route === 'POST /__platform/report') {
       readJson(request).then((body) => {
-        this.#push('report', { frame: String(body['frame'] ?? '').slice(0, 40), kind: String(body['kind'] ?? '').slice(0, 40), detail: String(body['detail'] ?? '').slice(0, 400) });
+        // A frame's report is foreign JSON: a field that is not text is shown as its JSON, never as [object Object].
+        const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+        this.#push('report', { frame: textOf(body['frame']).slice(0, 40), kind: textOf(body['kind']).slice(0, 40), detail: textOf(body['detail']).slice(0, 400) });
         response.writeHead(204).end();
       }).catch(() => void response.writeHead(400).end());
     } else {

@@ -167,7 +167,7 @@ const key = (projectId: string, shardName: string): string => `${projectId}\u000
 function parseNet(value: unknown): { path: DashboardMember['path']; p2p: number; relay: number; eventsPerSecond: number | null } | null {
   if (typeof value !== 'object' || value === null) return null;
   const net = value as Record<string, unknown>;
-  const count = (name: string): number => (typeof net[name] === 'number' && Number.isFinite(net[name]) ? Math.max(0, Math.round(net[name] as number)) : 0);
+  const count = (name: string): number => (typeof net[name] === 'number' && Number.isFinite(net[name]) ? Math.max(0, Math.round(net[name])) : 0);
   const p2p = count('p2p');
   const relay = count('relay');
   const connecting = count('connecting');

@@ -9,15 +9,9 @@ import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
 import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
+import { DispatchListeners } from './listeners.js';
 import { DispatchSession } from './session.js';
-import type {
-  ConnectedClientsChangedHandlerCallback,
-  ConnectionInfo,
-  DispatchConfigurationInput,
-  DispatchErrorCallback,
-  MessageHandlerCallback,
-  SocketLike,
-} from './types.js';
+import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SocketLike } from './types.js';
 
 /** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
 export interface BrowserDispatchOptions extends PeerTransportOptions {
@@ -77,15 +71,12 @@ export class BrowserDispatch {
   #options: BrowserDispatchOptions = {};
   #projectId: string | undefined;
   #session: DispatchSession | null = null;
-  readonly #listeners: { event: [string, MessageHandlerCallback][]; presence: ConnectedClientsChangedHandlerCallback[]; error: DispatchErrorCallback[] } = {
-    event: [],
-    presence: [],
-    error: [],
-  };
+  /**
+   * Every listener, from the start: the session is made at the first `connect()` and handed this
+   * registry, so a listener added before then is not held anywhere else.
+   */
+  readonly #listeners = new DispatchListeners();
   #userInfo: EventPayload | undefined;
-  /** Listeners added before the session existed learn their real unsubscribe function here. */
-  readonly #pendingAttach: ((session: DispatchSession) => void)[] = [];
-  readonly #pendingDetach = new Map<[string, MessageHandlerCallback], (off: () => void) => void>();
 
   /** Sets options (server URL, mesh, test hooks). Takes effect at the next `connect()`. */
   configure(options: BrowserDispatchOptions): void {
@@ -117,7 +108,7 @@ export class BrowserDispatch {
         'INVALID_CONFIG',
         'no project id: the build has none (PLATFORM_PROJECT_ID), the host named none, and setProjectId() was not called',
       );
-      for (const listener of [...this.#listeners.error]) listener(error);
+      this.#listeners.errors.notify(error);
       throw error;
     });
   }
@@ -154,17 +145,7 @@ export class BrowserDispatch {
 
   /** Listens to an event; returns the unsubscribe function. */
   on(eventName: string, callback: MessageHandlerCallback): () => void {
-    if (this.#session) return this.#session.on(eventName, callback);
-    // Before the first connect: remembered and attached when the session is made.
-    const entry: [string, MessageHandlerCallback] = [eventName, callback];
-    this.#listeners.event.push(entry);
-    let detach: (() => void) | null = null;
-    this.#pendingDetach.set(entry, (off) => (detach = off));
-    return () => {
-      this.#listeners.event = this.#listeners.event.filter((item) => item !== entry);
-      this.#pendingDetach.delete(entry);
-      (detach as (() => void) | null)?.();
-    };
+    return this.#listeners.events.add(eventName, callback);
   }
 
   /**
@@ -176,12 +157,12 @@ export class BrowserDispatch {
    * the last of them. A member is always listed before its first event arrives.
    */
   onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void): () => void {
-    return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback));
+    return this.#listeners.presence.add(callback);
   }
 
   /** Listens to errors no promise carries (a refused relayed event, a reconnection given up, a bad token at connect). */
   onError(callback: DispatchErrorCallback): () => void {
-    return this.#subscribe('error', callback, (session) => session.onError(callback));
+    return this.#listeners.errors.add(callback);
   }
 
   /** Sets this client's user info (JSON, at most 4 KB), seen by every member's presence listener. */
@@ -200,45 +181,23 @@ export class BrowserDispatch {
     return this.#session;
   }
 
-  #subscribe<K extends 'presence' | 'error'>(
-    kind: K,
-    callback: K extends 'presence' ? ConnectedClientsChangedHandlerCallback : DispatchErrorCallback,
-    attach: (session: DispatchSession) => () => void,
-  ): () => void {
-    if (this.#session) return attach(this.#session);
-    const list = this.#listeners[kind] as unknown[];
-    list.push(callback);
-    let detach: (() => void) | null = null;
-    this.#pendingAttach.push((session) => {
-      if (list.includes(callback)) detach = attach(session);
-    });
-    return () => {
-      const index = list.indexOf(callback);
-      if (index >= 0) list.splice(index, 1);
-      (detach as (() => void) | null)?.();
-    };
-  }
-
   #ensureSession(projectId: string): DispatchSession {
     if (this.#session) return this.#session;
     const options = this.#options;
-    const session = new DispatchSession({
-      url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),
-      projectId,
-      kind: 'browser',
-      createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
-      ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
-      ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
-      ...(options.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: options.receiveOwnBroadcasts } : {}),
-      ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),
-      ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
-    });
-    for (const entry of this.#listeners.event) this.#pendingDetach.get(entry)?.(session.on(entry[0], entry[1]));
-    this.#pendingDetach.clear();
-    for (const attach of this.#pendingAttach.splice(0)) attach(session);
-    this.#listeners.event = [];
-    this.#listeners.presence = [];
-    this.#listeners.error = [];
+    const session = new DispatchSession(
+      {
+        url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),
+        projectId,
+        kind: 'browser',
+        createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
+        ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
+        ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
+        ...(options.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: options.receiveOwnBroadcasts } : {}),
+        ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),
+        ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
+      },
+      this.#listeners,
+    );
     if (this.#userInfo) void session.setUserInfo(this.#userInfo);
     this.#session = session;
     return session;

@@ -1,6 +1,6 @@
 /**
  * The receiving side of events, whichever path brought them: per-sender
- * order by `seq`/`prev`, duplicates dropped, and the listeners of `on`.
+ * order by `seq`/`prev`, duplicates dropped, then the listeners of `on` (listeners.ts) called.
  * Apart from the sender because nothing is shared between the two
  * directions but the clock; the mesh's acknowledgements are the peer
  * transport's (peer-link.ts), this only tells it which seq a frame carried.
@@ -10,10 +10,10 @@
  * sent before it to this receiver (its `prev`) was delivered, or for at most
  * {@link HOLD_MS} when that one never comes (its channel died with it).
  */
-import { PlatformError } from '../../protocol/errors.js';
 import { parsePeerFrame, type EventPayload, type MemberWire } from '../../protocol/signaling.js';
 import type { ServerClock } from './clock.js';
-import type { DispatchMessageMetadata, MessageHandlerCallback } from './types.js';
+import type { NamedListenerLists } from './listeners.js';
+import type { MessageHandlerCallback } from './types.js';
 
 /** A mesh frame held back until the event sent before it (its `prev`) was delivered. */
 interface HeldEvent {
@@ -38,34 +38,13 @@ const HOLD_MS = 3_000;
 /** Orders, dedupes and hands events to their listeners. */
 export class EventReceiver {
   readonly #clock: ServerClock;
-  /**
-   * Listeners per event name, copy-on-write: `on` and unsubscribing replace the array, so a
-   * delivery walks the array it found without copying it, and a listener added or removed
-   * meanwhile takes effect from the next event.
-   */
-  readonly #listeners = new Map<string, readonly MessageHandlerCallback[]>();
+  /** The listeners of `on` by event name (the client's registry, listeners.ts). */
+  readonly #listeners: NamedListenerLists<MessageHandlerCallback>;
   readonly #inbound = new Map<string, Inbound>();
 
-  constructor(clock: ServerClock) {
+  constructor(clock: ServerClock, listeners: NamedListenerLists<MessageHandlerCallback>) {
     this.#clock = clock;
-  }
-
-  /** Listens to an event. Returns the unsubscribe function. */
-  on(eventName: string, callback: MessageHandlerCallback): () => void {
-    if (typeof callback !== 'function') throw new PlatformError('INVALID_ARGUMENT', 'on() needs a callback');
-    this.#listeners.set(eventName, [...(this.#listeners.get(eventName) ?? []), callback]);
-    let subscribed = true;
-    return () => {
-      // Once: a callback added twice is two subscriptions, and each unsubscribe removes one.
-      if (!subscribed) return;
-      subscribed = false;
-      const current = this.#listeners.get(eventName) ?? [];
-      const index = current.indexOf(callback);
-      if (index < 0) return;
-      const rest = [...current.slice(0, index), ...current.slice(index + 1)];
-      if (rest.length > 0) this.#listeners.set(eventName, rest);
-      else this.#listeners.delete(eventName);
-    };
+    this.#listeners = listeners;
   }
 
   /** A frame from the data channel of `member` (undefined: not a member). Returns the frame's seq for the transport to acknowledge, or 0 when it was not a valid event of a member. */
@@ -106,7 +85,7 @@ export class EventReceiver {
     const listeners = this.#listeners.get(name);
     if (listeners === undefined) return;
     // One metadata object per event, shared by its listeners as the payload is (both are theirs to read).
-    this.#call(listeners, payload, { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId });
+    listeners.notify(payload, { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId });
   }
 
   /**
@@ -117,18 +96,7 @@ export class EventReceiver {
   dispatchOwn(self: string, userId: string | null, name: string, payloadJson: string): void {
     const listeners = this.#listeners.get(name);
     if (listeners === undefined) return;
-    this.#call(listeners, JSON.parse(payloadJson) as EventPayload, { latencyMs: 0, clientId: self, userId });
-  }
-
-  #call(listeners: readonly MessageHandlerCallback[], payload: EventPayload, metadata: DispatchMessageMetadata): void {
-    for (const callback of listeners) {
-      try {
-        callback(payload, metadata);
-      } catch (error) {
-        // One listener's bug must not stop the others or the stream.
-        console.error('platform-kit: an event listener threw', error);
-      }
-    }
+    listeners.notify(JSON.parse(payloadJson) as EventPayload, { latencyMs: 0, clientId: self, userId });
   }
 
   /** Forgets every sender and what is held back of them (the session is torn down). */

@@ -6,7 +6,8 @@
  * and owns none of their work:
  *
  * - control-connection.ts: the control socket, requests, heartbeat, backoff;
- * - membership.ts: the shard's members and the presence listeners;
+ * - membership.ts: the shard's members, told to the presence listeners;
+ * - listeners.ts: every listener of the client (events, presence, errors), in one registry;
  * - event-sender.ts: emitEvent's checks, rate, offline queue and paths;
  * - event-receiver.ts: order, duplicates and the listeners of `on`;
  * - clock.ts: the server-synced clock;
@@ -16,7 +17,7 @@
  * kept: event-receiver.ts and event-sender.ts.
  */
 import { assertPlainData } from '../../protocol/data.js';
-import { deserializeError, isPlatformError, PlatformError, type ErrorCode } from '../../protocol/errors.js';
+import { deserializeError, isPlatformError, PlatformError } from '../../protocol/errors.js';
 import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -36,6 +37,7 @@ import { CLOCK_SAMPLES_AT_CONNECT, CLOCK_SAMPLES_AT_RESUME, ServerClock, type Pi
 import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
+import { DispatchListeners } from './listeners.js';
 import { Membership } from './membership.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
@@ -72,15 +74,21 @@ export class DispatchSession {
   #userInfo: EventPayload = {};
   #userId: string | null = null;
   #peerKey = '';
-  readonly #errorListeners = new Set<DispatchErrorCallback>();
+  readonly #listeners: DispatchListeners;
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
-  readonly #membership = new Membership();
+  readonly #membership: Membership;
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
 
-  constructor(options: SessionOptions) {
+  /**
+   * `listeners`: the client's registry. The browser and backend clients make theirs first and
+   * pass it, so that listeners added before `connect()` are simply there.
+   */
+  constructor(options: SessionOptions, listeners: DispatchListeners = new DispatchListeners()) {
     this.#options = options;
+    this.#listeners = listeners;
+    this.#membership = new Membership(listeners.presence);
     this.#clock = new ServerClock(options.clockSkewMs ?? 0);
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
@@ -92,8 +100,10 @@ export class DispatchSession {
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#scheduleReconnect();
       },
     });
-    this.#receiver = new EventReceiver(this.#clock);
+    this.#receiver = new EventReceiver(this.#clock, listeners.events);
     // What the sender reads of the session, read when it sends (the limits and id change with each join).
+    // Getters cannot be arrows: they read the session's private fields through this name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const session = this;
     const host = {
       get state(): SessionState {
@@ -212,7 +222,7 @@ export class DispatchSession {
 
   /** Listens to an event. Returns the unsubscribe function. */
   on(eventName: string, callback: MessageHandlerCallback): () => void {
-    return this.#receiver.on(eventName, callback);
+    return this.#listeners.events.add(eventName, callback);
   }
 
   /**
@@ -224,16 +234,12 @@ export class DispatchSession {
    * the last of them. A member is always listed before its first event arrives.
    */
   onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback): () => void {
-    return this.#membership.listen(callback);
+    return this.#listeners.presence.add(callback);
   }
 
   /** Listens to errors no promise can carry. Returns the unsubscribe function. */
   onError(callback: DispatchErrorCallback): () => void {
-    const entry: DispatchErrorCallback = (error) => callback(error);
-    this.#errorListeners.add(entry);
-    return () => {
-      this.#errorListeners.delete(entry);
-    };
+    return this.#listeners.errors.add(callback);
   }
 
   /** The current connection (client id and shard), or null. */
@@ -378,7 +384,7 @@ export class DispatchSession {
             // No retry can fix these: give up and say why.
             this.#state = 'closed';
             this.#teardown();
-            this.#emitError(isPlatformError(error) ? error : new PlatformError(code as ErrorCode, String(error)));
+            this.#emitError(isPlatformError(error) ? error : new PlatformError(code, String(error)));
           }
           // Otherwise the socket's close already scheduled the next attempt.
         });
@@ -423,13 +429,8 @@ export class DispatchSession {
   }
 
   #emitError(error: PlatformError): void {
-    if (this.#errorListeners.size === 0) console.warn(error.message);
-    for (const callback of [...this.#errorListeners]) {
-      try {
-        callback(error);
-      } catch (listenerError) {
-        console.error('platform-kit: an error listener threw', listenerError);
-      }
-    }
+    // Heard by nobody, it would vanish: the console has it then.
+    if (this.#listeners.errors.size === 0) console.warn(error.message);
+    this.#listeners.errors.notify(error);
   }
 }

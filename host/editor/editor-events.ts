@@ -6,7 +6,6 @@ import type { PlainData } from '../../protocol/data.js';
 import type { PlatformError } from '../../protocol/errors.js';
 import type { ValueSource } from '../remix-session.js';
 import type { SessionStart } from './session-controller.js';
-import type { PlatformEditor } from './platform-editor.js';
 
 /** Detail of `platform-editor-ready`. */
 export interface EditorReadyDetail extends SessionStart {}
@@ -35,10 +34,9 @@ export interface EditorRemixingDetail {
   readonly isRemixing: boolean;
 }
 
+// The element's tag is declared beside its class (platform-editor.ts): this file is read by the
+// element's parts (control-overlay.ts), which the element imports.
 declare global {
-  interface HTMLElementTagNameMap {
-    'platform-editor': PlatformEditor;
-  }
   interface HTMLElementEventMap {
     'platform-editor-ready': CustomEvent<EditorReadyDetail>;
     'platform-value-change': CustomEvent<EditorValueChangeDetail>;

@@ -370,7 +370,7 @@ export class PlatformEditor extends EditorProperties {
       case 'refusedvalue': {
         const { path, error } = payload as RemixSessionEvents['refusedvalue'];
         // The path is the template's, unchecked: a segment that is not a string has no field to name (and String() of an object with its own toString throws).
-        const fieldPath = Array.isArray(path) && path.every((segment) => typeof segment === 'string') ? (path as string[]) : undefined;
+        const fieldPath = Array.isArray(path) && path.every((segment) => typeof segment === 'string') ? path : undefined;
         this.#reportError(new PlatformError(error.code, `the template sent a value that was refused: ${withoutPrefix(error.message)}`), fieldPath);
         break;
       }
@@ -430,5 +430,11 @@ export class PlatformEditor extends EditorProperties {
   #dispatchError(error: PlatformError, path?: readonly string[]): void {
     const detail: EditorErrorDetail = path ? { error, path } : { error };
     this.dispatchEvent(new CustomEvent<EditorErrorDetail>('platform-editor-error', { detail, bubbles: true, composed: true }));
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'platform-editor': PlatformEditor;
   }
 }

@@ -8,9 +8,11 @@ import { PlatformError } from '../../protocol/errors.js';
 import type { GetIdentityToken } from '../identity.js';
 import { checkFeedActions, type FeedAction } from './feed-actions.js';
 import type { FeedItem } from './feed-items.js';
+import type { RateLimit } from './rate-limiter.js';
 import type { SwipeTrackerOptions } from './swipe-tracker.js';
 
 export type { GetIdentityToken } from '../identity.js';
+export type { RateLimit } from './rate-limiter.js';
 
 /** What a loader is asked for: items after the `offset` ones the feed has. */
 export interface FeedLoadRequest {
@@ -22,12 +24,6 @@ export interface FeedLoadRequest {
 
 /** Gives more items for an infinite feed; an empty list means the feed has ended. */
 export type FeedLoader = (request: FeedLoadRequest) => Promise<readonly FeedItem[]> | readonly FeedItem[];
-
-/** A rate: `burst` calls at once, `perSecond` after that. */
-export interface RateLimit {
-  readonly burst: number;
-  readonly perSecond: number;
-}
 
 /** What a share is: the link and title handed to the Web Share API or the share sheet. */
 export interface FeedShareData {

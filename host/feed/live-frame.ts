@@ -10,9 +10,8 @@
 import type { PlatformError } from '../../protocol/errors.js';
 import type { ValueOverrides } from '../../protocol/link.js';
 import { TemplateFrame, type HostHandlers } from '../template-frame.js';
-import type { RateLimit } from './feed-options.js';
 import { createOpenOffer } from './present-sheet.js';
-import { TokenBucket } from './rate-limiter.js';
+import { TokenBucket, type RateLimit } from './rate-limiter.js';
 
 /** What every live frame is made with. */
 export interface LiveFrameSettings {

@@ -275,6 +275,5 @@ declare global {
   interface HTMLElementTagNameMap {
     'platform-feed': PlatformFeed;
   }
-  // eslint-disable-next-line @typescript-eslint/no-empty-interface
   interface HTMLElementEventMap extends PlatformFeedEventMap {}
 }

@@ -60,7 +60,8 @@ export class PresentSheet {
     this.body = body;
     this.#panel = panel;
     options.container.append(root);
-    this.#slide([{ transform: 'translateY(100%)' }, { transform: 'translateY(0)' }]);
+    // The sheet slides in while the caller goes on; #slide never rejects.
+    void this.#slide([{ transform: 'translateY(100%)' }, { transform: 'translateY(0)' }]);
     close.focus({ preventScroll: true });
   }
 

@@ -3,6 +3,12 @@
  * costing the feed anything but a refusal.
  */
 
+/** A rate: `burst` calls at once, `perSecond` after that. */
+export interface RateLimit {
+  readonly burst: number;
+  readonly perSecond: number;
+}
+
 /** Options of {@link TokenBucket}. */
 export interface TokenBucketOptions {
   /** Calls allowed in one burst (the bucket's size). */

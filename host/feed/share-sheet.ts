@@ -81,7 +81,7 @@ export class ShareSheet {
    * command; when both are refused the link is left selected for the user to copy.
    */
   async copy(): Promise<CopyOutcome> {
-    let copied = false;
+    let copied: boolean;
     try {
       await navigator.clipboard.writeText(this.#url);
       copied = true;

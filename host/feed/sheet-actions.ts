@@ -203,7 +203,7 @@ export class SheetActions {
     }
     // From the sheet, "the current project" is the feed item's that presented it.
     const item = this.#host.entry(live.index === -1 ? this.#host.currentIndex() : live.index)?.item;
-    this.#host.emit('createremix', { index: live.index, item, projectId: (id as string | undefined) ?? item?.projectId ?? null });
+    this.#host.emit('createremix', { index: live.index, item, projectId: id ?? item?.projectId ?? null });
   }
 
   /** The feed's own Remix button: asks the host page to open the editor for item `index`. */

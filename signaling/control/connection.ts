@@ -8,8 +8,6 @@
 import { WebSocket, type RawData } from 'ws';
 import { DEFAULT_MAX_CONNECTIONS_PER_SHARD, SIGNALING_VERSION } from '../../protocol/signaling.js';
 import type { SignalingLimits } from '../server-options.js';
-// For the {@link}s of the TSDoc only (erased).
-import type { clock } from './rate-buckets.js';
 
 /**
  * One control socket. Kept small: 10,000 idle clients must fit in 20 KB each,
@@ -41,13 +39,13 @@ export class Connection {
    * follow the `joined` answer. null at every other time.
    */
   held: Buffer[] | null = null;
-  // Rate limit buckets in thousandths of a token, stamped with {@link clock}: integers, which
+  // Rate limit buckets in thousandths of a token, stamped with `clock()` (rate-buckets.ts): integers, which
   // V8 keeps in the object itself, where fractional ms and tokens would be a boxed number each.
   eventMilliTokens: number;
   eventStamp: number;
   messageMilliTokens: number;
   messageStamp: number;
-  /** {@link clock} when the buckets were last saved while limited (see saveBuckets): at most once a second. */
+  /** `clock()` (rate-buckets.ts) when the buckets were last saved while limited (see saveBuckets): at most once a second. */
   bucketsSavedAt = -1_000_000;
   /** What the join and shard limits count this socket's joins against (client-address.ts); '' when both are off. */
   address = '';
@@ -55,14 +53,14 @@ export class Connection {
   origin = '';
   /**
    * The refusal allowance (SignalingLimits.maxRefusals) as one GCRA time, in
-   * {@link clock} ms: when the allowance would be whole again. One small
+   * `clock()` (rate-buckets.ts) ms: when the allowance would be whole again. One small
    * integer, where a level and its stamp would be two fields per socket.
    */
   refusalsDueAt = 0;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly socket: ControlSocket,
-    /** {@link clock} when the socket opened. */
+    /** `clock()` (rate-buckets.ts) when the socket opened. */
     readonly openedAt: number,
     limits: SignalingLimits,
   ) {

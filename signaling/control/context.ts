@@ -17,7 +17,6 @@ import type { ServicesRouter } from '../services/router.js';
 import { JoinLimiter } from '../store/join-limit.js';
 import type { ShardStore } from '../store/store.js';
 import type { Connection } from './connection.js';
-import { endOfTurn, flushWindowedHubs } from './presence.js';
 
 /** The part of a Node stream (net.Socket) the fan-out batching uses. */
 export interface CorkableStream {
@@ -51,6 +50,17 @@ export interface Hub {
 export type Counters = {
   -readonly [K in 'joins' | 'eventsIn' | 'deliveries' | 'errors' | 'invalidFrames' | 'joinsRateLimited' | 'shardsRateLimited' | 'disconnectedForRefusals' | 'upgradesRefused']: SignalingMetrics[K];
 };
+
+/**
+ * The end-of-turn steps (presence.ts), handed in by the factory (server.ts): presence.ts and
+ * outbox.ts read this file's types, so this file does not import them (no import circle).
+ */
+export interface TurnSteps {
+  /** Sends the presence due now, then uncorks every socket written to in the turn. */
+  endOfTurn(ctx: ServerContext): void;
+  /** The presence window timer: sends the changes that waited for it. */
+  flushWindowedHubs(ctx: ServerContext): void;
+}
 
 /** The state of one server that its handlers share; see the file's comment. */
 export class ServerContext {
@@ -106,8 +116,8 @@ export class ServerContext {
   presenceClock = 0;
   presenceTimer: ReturnType<typeof setTimeout> | undefined = undefined;
   // Made once per server, so that no timer or store call needs a closure of its own.
-  readonly endOfTurn = (): void => endOfTurn(this);
-  readonly flushWindowedHubs = (): void => flushWindowedHubs(this);
+  readonly endOfTurn: () => void;
+  readonly flushWindowedHubs: () => void;
   /** A store call whose failure nobody waits for: logged (Redis down is not a crash). */
   readonly storeError = (error: unknown): null => {
     if (!this.closing) this.log(`platform-kit: store: ${String(error)}`);
@@ -120,7 +130,10 @@ export class ServerContext {
     readonly projects: Projects,
     readonly store: ShardStore,
     readonly log: (line: string) => void,
+    steps: TurnSteps,
   ) {
+    this.endOfTurn = () => steps.endOfTurn(this);
+    this.flushWindowedHubs = () => steps.flushWindowedHubs(this);
     this.limits = settings.limits;
     this.nodeId = store.nodeId ?? null;
     this.localJoins = store.takeJoin ? null : new JoinLimiter();

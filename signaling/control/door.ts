@@ -54,6 +54,8 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
   const limits = ctx.limits;
   if (isBinary) return invalid(ctx, connection, now, 'binary frames are not part of the protocol');
   if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
+  // A text frame arrives as a Buffer (ws's default binaryType), whose String() is its UTF-8 text.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   const text = String(data);
   // Before the parser: nothing may re-serialize or walk a frame deeper than this (JSON.stringify throws past a few thousand).
   if (!jsonDepthWithin(text, limits.maxJsonDepth)) return invalid(ctx, connection, now, `frame nests deeper than ${limits.maxJsonDepth} levels`);

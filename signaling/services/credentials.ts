@@ -8,10 +8,16 @@ import type { IncomingMessage } from 'node:http';
 import { PlatformError } from '../../protocol/errors.js';
 import { bearerToken, headerValue, PROJECT_ID_HEADER, SAFE_NAME, sameSecret, USER_TOKEN_HEADER } from './http.js';
 import type { TokenIssuer } from './identity.js';
-import type { ServicesProject } from './router.js';
 
 /** Reserved: it would shadow the signed route in `/cdn/<projectId>/…`. */
 const RESERVED_PROJECT_IDS = new Set(['signed']);
+
+/** One project the services know: its token and, optionally, its owner's user id. */
+export interface ServicesProject {
+  readonly token: string;
+  /** User id of the owner: their tokens carry role 'admin' and may store secrets and upload. */
+  readonly ownerUserId?: string;
+}
 
 /** A project the services serve. */
 export interface KnownProject {

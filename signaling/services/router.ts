@@ -47,7 +47,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { PlatformError } from '../../protocol/errors.js';
 import { CdnStore, type CdnLimits, type CdnTransform } from './cdn.js';
-import { ServicesCredentials } from './credentials.js';
+import { ServicesCredentials, type ServicesProject } from './credentials.js';
 import { deriveKey, headerValue, sendError } from './http.js';
 import { TokenIssuer, type TokenKey } from './identity.js';
 import { cdnRoute, identityRoutes, keystoreRoutes, vccRoutes, type Routes, type ServicesParts } from './routes.js';
@@ -56,12 +56,7 @@ import { openServerKey } from './server-key.js';
 import { UrlSigner } from './signed-url.js';
 import { ed25519KeyPair, signRemixContext, VCC_HEADER, type RemixContext } from './vcc-headers.js';
 
-/** One project the services know: its token and, optionally, its owner's user id. */
-export interface ServicesProject {
-  readonly token: string;
-  /** User id of the owner: their tokens carry role 'admin' and may store secrets and upload. */
-  readonly ownerUserId?: string;
-}
+export type { ServicesProject } from './credentials.js';
 
 /** Options of {@link createServicesRouter}. */
 export interface ServicesRouterOptions {

@@ -1,6 +1,6 @@
 import { expect } from '@esm-bundle/chai';
 import { createDispatch, peerConnectionsCreated } from '../../guest/dispatch/index.js';
-import { backendConnect, backendDisconnect, backendReceived, Member, memberSuite, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
+import { backendConnect, backendDisconnect, backendReceived, type Member, memberSuite, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
 
 type Paths = Record<string, 'peer' | 'connecting' | 'relay'>;
 
@@ -209,7 +209,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
         super(config);
         created++;
       }
-    } as typeof RTCPeerConnection;
+    };
     try {
       const stay = createDispatch({ url: server(), projectId: 'demo', p2pTimeoutMs: 3_000 });
       await stay.connect({ shardName: 'churn' });

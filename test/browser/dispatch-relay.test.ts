@@ -61,7 +61,7 @@ describe('Platform.dispatch: relay path, presence, identity, shards', function (
     await waitUntil(() => a.lastPresence().some((c) => c.userId === 'user-b'), 'A to see user-b');
     const expired = await userToken('user-b', 1);
     await sleep(2_100);
-    const failure = await b.command('identify', expired).catch((error: { code: string }) => error);
+    const failure = await b.command('identify', expired).catch((error: unknown) => error as { code: string });
     expect((failure as { code: string }).code).to.equal('TOKEN_EXPIRED');
     await b.command('on', 'secret');
     await a.command('emit', 'secret', { for: 'user-b' }, ['user-b']);
@@ -73,7 +73,7 @@ describe('Platform.dispatch: relay path, presence, identity, shards', function (
     const [a, b, c] = [member(), member(), member()];
     await a.command('connect', { shardName: 'tiny', maxConnectionsPerShard: 2 });
     await b.command('connect', { shardName: 'tiny', maxConnectionsPerShard: 2 });
-    const full = await c.command('connect', { shardName: 'tiny', maxConnectionsPerShard: 2 }).catch((error: { code: string }) => error);
+    const full = await c.command('connect', { shardName: 'tiny', maxConnectionsPerShard: 2 }).catch((error: unknown) => error as { code: string });
     expect((full as { code: string }).code).to.equal('SHARD_FULL');
     const auto = await c.command<{ shardName: string }>('connect', { maxConnectionsPerShard: 2 });
     expect(auto.shardName).to.match(/^[a-z]+-[a-z]+-\d{4}$/);

@@ -140,7 +140,7 @@ describe('editor: customization types of the original platform', () => {
     const session = editor.session!;
     const guestSets: string[] = [];
     session.on('valuechange', ({ path, value, source }) => {
-      if (source === 'guest') guestSets.push(`${JSON.stringify(path)} ${(value as Record<string, unknown>)['caption']}`);
+      if (source === 'guest') guestSets.push(`${JSON.stringify(path)} ${String((value as Record<string, unknown>)['caption'])}`);
     });
     editor.frame!.iframe.focus();
     await probe.command('focusCaption');

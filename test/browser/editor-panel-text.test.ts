@@ -21,12 +21,12 @@ describe('editor panel: scope descriptions', () => {
           customization,
           remixing: true,
           renderField: () => html``,
-          focus: { in: () => undefined, out: () => undefined } as never,
+          focus: { in: () => undefined, out: () => undefined },
           // The scope open (panel-scopes.ts): a closed one draws no description at all.
           scopes: { isOpen: () => true, shown: (_key: string, count: number) => count, toggle: () => undefined },
           loadError: null,
           sheet: null,
-        } as never)}`,
+        })}`,
         root,
       );
       const text = root.querySelector<HTMLElement>('.scope-description')!;

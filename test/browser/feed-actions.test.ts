@@ -73,7 +73,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', func
     feed.box.querySelector<HTMLButtonElement>('.pk-sheet-close')!.click();
     await reports.waitFor('playback', 't0', 3);
     expect(playback('t0')).to.deep.equal([true, false, true]);
-    await waitUntil(() => feed!.box.querySelector('.pk-sheet') === null, 'the sheet to slide out');
+    await waitUntil(() => feed.box.querySelector('.pk-sheet') === null, 'the sheet to slide out');
     expect(countIframes(feed.box)).to.equal(2);
   });
 
@@ -132,7 +132,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', func
       code: 'INVALID_ARGUMENT',
     });
     // A neighbour (preloading, out of focus) may not present, share or remix.
-    await waitUntil(() => feed!.controller.statusAt(1) === 'loaded', 't1 loaded');
+    await waitUntil(() => feed.controller.statusAt(1) === 'loaded', 't1 loaded');
     for (const [method, ...args] of [['present', feedFixtureUrl('plain')], ['share'], ['createRemix']]) {
       const reply = await reports.command(windowOf(1), method!, ...args);
       expect(reply.value, method).to.deep.include({ code: 'FORBIDDEN' });
@@ -259,7 +259,7 @@ describe('feed: navigate, present, share, createRemix, bad input, context', func
     const debugUrl = feedFixtureUrl('template', { tag: 'debug', feedDebug: 'true' });
     expect(feedDebugItems(debugUrl)).to.have.length(10);
     expect(feedDebugItems(feedFixtureUrl('template'))).to.equal(null);
-    const element = document.createElement('platform-feed') as PlatformFeed;
+    const element: PlatformFeed = document.createElement('platform-feed');
     element.style.cssText = 'position: fixed; left: 0; top: 0; width: 360px; height: 640px; z-index: 1000;';
     element.src = debugUrl;
     element.snapDurationMs = 0;

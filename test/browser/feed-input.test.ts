@@ -174,7 +174,7 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     await waitUntil(() => controller.index === 0, 'k and PageUp to move the feed back');
     await waitUntil(() => controller.statusAt(0) === 'loaded', 't0 loaded again');
     // Settled (the click must land on t0, not on a template passing by).
-    await waitUntil(() => Math.round(feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top) === 0, 'the snap to settle');
+    await waitUntil(() => Math.round(feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top) === 0, 'the snap to settle');
     // Other keys stay with the template.
     await focusTemplate(feed.at(0.5, 0.5), 't0');
     await press(['x', 'ArrowRight']);

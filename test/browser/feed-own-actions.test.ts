@@ -127,7 +127,7 @@ describe("feed: the feed's own Remix and Share actions, and the insets templates
     defineHostElements();
     const token: IdentityTokenResult = { userToken: 'header.payload.signature', presumedRole: 'user', presumedAttributes: { username: 'Guest 1234' } };
     let fetched = 0;
-    const element = document.createElement('platform-feed') as PlatformFeed;
+    const element: PlatformFeed = document.createElement('platform-feed');
     element.setAttribute('actions', 'remix share');
     element.style.cssText = 'position: fixed; left: 0; top: 0; width: 360px; height: 640px; z-index: 1000;';
     element.getIdentityToken = createIdentityHandler({
@@ -161,7 +161,7 @@ describe("feed: the feed's own Remix and Share actions, and the insets templates
   it("gives the viewer's identity to pages of the item's own origin only: a page the template navigated to elsewhere hears FORBIDDEN", async () => {
     defineHostElements();
     let fetched = 0;
-    const element = document.createElement('platform-feed') as PlatformFeed;
+    const element: PlatformFeed = document.createElement('platform-feed');
     element.style.cssText = 'position: fixed; left: 0; top: 0; width: 360px; height: 640px; z-index: 1000;';
     element.getIdentityToken = createIdentityHandler({
       fetchToken: async () => {

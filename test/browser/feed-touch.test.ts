@@ -50,7 +50,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     await reports.waitFor('playback', 't0');
     await quiet(controller);
     await swipe(feed.at(0.5, 0.6), feed.at(0.5, 0.5), { lift: false, moves: 4 });
-    const topOf0 = (): number => feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top;
+    const topOf0 = (): number => feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top;
     // Mid-gesture: item 0 moved up with the finger (64 px). Chromium hands touch moves to a
     // frame with its animation frames, so the last one may wait for the next frame: at least 3 of 4.
     await waitUntil(() => topOf0() < -40, 'the feed to follow the finger');
@@ -96,7 +96,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     await reports.waitFor('playback', 't0');
     await quiet(controller);
     await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.6), { lift: false, moves: 4 });
-    await waitUntil(() => feed!.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top < -60, 'the drag');
+    await waitUntil(() => feed.box.querySelector('[data-index="0"]')!.getBoundingClientRect().top < -60, 'the drag');
     const reply = await reports.command(controller.frameAt(0)!.iframe.contentWindow, 'requestCancelTouch');
     expect(reply.ok).to.equal(true);
     expect(cancels).to.deep.equal([true]);
@@ -137,7 +137,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     const feed = mount({ items: templateItems(2), touchRateLimit: { burst: 100_000, perSecond: 100_000 } });
     await reports.waitFor('playback', 't0');
     const windowOf0 = (): Window | null => feed.controller.frameAt(0)?.iframe.contentWindow ?? null;
-    const heap = (): Promise<number> => executeServerCommand('page-heap') as Promise<number>;
+    const heap = (): Promise<number> => executeServerCommand<number, undefined>('page-heap');
     // Once first, so that what any first call allocates is in the baseline.
     expect((await reports.command(windowOf0(), 'touchStarts', 10)).value).to.equal(10);
     const before = await heap();
@@ -153,7 +153,7 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     const feed = mount({ items: templateItems(2), touchRateLimit: { burst: 100_000, perSecond: 100_000 } });
     await reports.waitFor('playback', 't0');
     const windowOf0 = (): Window | null => feed.controller.frameAt(0)?.iframe.contentWindow ?? null;
-    const heap = (): Promise<number> => executeServerCommand('page-heap') as Promise<number>;
+    const heap = (): Promise<number> => executeServerCommand<number, undefined>('page-heap');
     expect((await reports.command(windowOf0(), 'touchDrag', 10, 'start')).value).to.equal(11);
     const before = await heap();
     // Two bursts under the frame's 5,000 messages, the second after it refilled (500 a second).

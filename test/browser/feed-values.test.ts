@@ -140,7 +140,7 @@ describe('feed: per-item values and the iframe permissions policy', function () 
 
   it('<platform-feed allow> reaches the controller', async () => {
     defineHostElements();
-    const element = document.createElement('platform-feed') as PlatformFeed;
+    const element: PlatformFeed = document.createElement('platform-feed');
     element.setAttribute('allow', 'camera; microphone');
     element.style.cssText = 'position: fixed; left: 0; top: 0; width: 360px; height: 640px;';
     element.items = templateItems(1);

@@ -106,7 +106,7 @@ describe('the host bounds what a guest may send', () => {
     expect(done?.['replies']).to.be.below(10_000);
     await frame.whenLinked().then(
       () => expect.fail('an unlinked frame is not linked'),
-      (error: PlatformError) => expect(error.code).to.equal('RATE_LIMITED'),
+      (error: unknown) => expect((error as PlatformError).code).to.equal('RATE_LIMITED'),
     );
   });
 
@@ -160,16 +160,16 @@ describe('the host bounds what a guest may send', () => {
 
   it('the limits are options of the frame, checked when it is made', () => {
     for (const bad of [0, -1, Number.NaN]) {
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallsPerSecond: bad } as never), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxBytesPerSecond: bad } as never), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallBytes: bad } as never), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallsPerSecond: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxBytesPerSecond: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallBytes: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
     }
   });
 
   it('the limits come from the options: 300 calls at once against a burst of 50 unlink the guest', async function () {
     this.timeout(30_000);
     // The limits come from the options: a flood of 300 calls against a burst of 50.
-    const frame = new TemplateFrame({ src: fixtureUrl('flood', { count: 300, chunk: 300 }), container: document.body, maxCallsPerSecond: 10, maxCallsBurst: 50 } as never);
+    const frame = new TemplateFrame({ src: fixtureUrl('flood', { count: 300, chunk: 300 }), container: document.body, maxCallsPerSecond: 10, maxCallsBurst: 50 });
     const probe = new Probe(() => frame.iframe.contentWindow);
     cleanups.push(() => probe.dispose(), () => frame.destroy());
     const unlinked: PlatformError[] = [];

@@ -62,7 +62,7 @@ describe('the link refuses hostile frames', () => {
     expect(frame.state).to.equal('loading');
     const error = await frame.whenLinked().then(
       () => null,
-      (failure: { code: string }) => failure,
+      (failure: unknown) => failure as { code: string },
     );
     expect(error?.code).to.equal('HANDSHAKE_TIMEOUT');
   });
@@ -125,7 +125,7 @@ describe('the link refuses hostile frames', () => {
       { id: 'proto', type: 'APPLY', path: ['__proto__', 'polluted'], argumentList: [] },
       { id: 'unknown', type: 'APPLY', path: ['ready'], argumentList: [] },
       { id: 'badpath', type: 'APPLY', path: ['valueChanged'], argumentList: [raw(['__proto__', 'x']), raw(1)] },
-      { id: 'badsync', type: 'APPLY', path: ['sync'], argumentList: [raw({ values: JSON.parse('{"__proto__":{"polluted":1}}') })] },
+      { id: 'badsync', type: 'APPLY', path: ['sync'], argumentList: [raw({ values: JSON.parse('{"__proto__":{"polluted":1}}') as unknown })] },
       { id: 'legit', type: 'APPLY', path: ['valueChanged'], argumentList: [raw(['card', 'title']), raw('from host')] },
     ];
     channel.port1.start();

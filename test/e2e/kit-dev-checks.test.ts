@@ -214,8 +214,8 @@ describe('platform-kit dev: each check fails for the template that earns it', { 
     const deadline = Date.now() + 30_000;
     while (!answer && Date.now() < deadline) {
       const wasReady = ready;
-      answer = await fetch(`http://localhost:${port}/`, { signal: AbortSignal.timeout(40_000) }).catch((error: Error) => {
-        if (error.name === 'TimeoutError') throw error;
+      answer = await fetch(`http://localhost:${port}/`, { signal: AbortSignal.timeout(40_000) }).catch((error: unknown) => {
+        if (error instanceof Error && error.name === 'TimeoutError') throw error;
         return undefined;
       });
       if (answer && !wasReady) connectedBeforeReady = true;

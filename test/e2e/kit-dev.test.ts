@@ -103,11 +103,11 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
     assert.equal(pkg.scripts['dev'], 'platform-kit dev');
     // `typecheck` runs tsc: the project asks for the TypeScript the kit pins for itself.
     assert.equal(pkg.devDependencies['typescript'], kit.devDependencies['typescript']);
-    const typecheck = await run('npm', ['run', 'typecheck'], { cwd: app }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const typecheck = await run('npm', ['run', 'typecheck'], { cwd: app }).catch((error: unknown) => error as { code: number; stdout: string; stderr: string });
     assert.ok(!('code' in typecheck && typecheck.code !== 0), `npm run typecheck in a fresh project: ${JSON.stringify(typecheck)}`);
     for (const file of ['vite.config.ts', 'tsconfig.json', '.gitignore', '.platform/customization/card.json', 'src/main.ts', 'index.html']) assert.ok(existsSync(join(app, file)), file);
     assert.match(await readFile(join(app, 'src/main.ts'), 'utf8'), /ready\(\)\.then\(render\)[\s\S]*feed\.load\(\)/);
-    const refused = await run(process.execPath, [join(app, 'node_modules/platform-kit/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work }).catch((error: { code: number; stderr: string }) => error);
+    const refused = await run(process.execPath, [join(app, 'node_modules/platform-kit/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work }).catch((error: unknown) => error as { code: number; stderr: string });
     assert.ok('code' in refused && refused.code === 1 && /not empty.*INVALID_ARGUMENT/.test(refused.stderr), `create over a project: ${JSON.stringify(refused)}`);
   });
 

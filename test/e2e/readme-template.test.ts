@@ -328,8 +328,12 @@ document.body.append(editor);
         const errors: string[] = [];
         const watch = (target: Page): void => {
           target.on('pageerror', (error) => errors.push(`[page error] ${error.message}`));
-          target.on('console', (message) => void (message.type() === 'error' && errors.push(`[console] ${message.text()} ${message.location().url}`)));
-          target.on('response', (response) => void (response.status() >= 400 && errors.push(`[http ${response.status()}] ${response.url()}`)));
+          target.on('console', (message) => {
+            if (message.type() === 'error') errors.push(`[console] ${message.text()} ${message.location().url}`);
+          });
+          target.on('response', (response) => {
+            if (response.status() >= 400) errors.push(`[http ${response.status()}] ${response.url()}`);
+          });
         };
 
         // The editor: a click (a tap) on the title opens its control; typing there retitles the template.

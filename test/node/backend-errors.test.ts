@@ -36,14 +36,14 @@ for (const [expressName, createApp] of EXPRESS_MAJORS) {
         // Express 4 does not catch a rejected promise itself: hand it to next(), which works on both.
         new PlatformBackend.Identity({ res, url: services.url })
           .resolveUserFromToken(req.get('x-user-token') ?? '')
-          .then((user) => res.json({ title: res.locals['platform'].card.title, user: user.id }), next);
+          .then((user) => res.json({ title: (res.locals['platform'] as { card: { title: string } }).card.title, user: user.id }), next);
       });
       app.post('/api/echo', createApp.json({ limit: '1kb' }), (req, res) => res.json(req.body));
       app.get('/api/broken', () => {
         throw new Error('a secret detail of the server');
       });
       app.use(platformErrorHandler({ log: (_message, error) => logged.push(error) }));
-      server = app.listen(0, '127.0.0.1') as unknown as Server;
+      server = app.listen(0, '127.0.0.1');
       await new Promise<void>((resolve) => server.once('listening', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });

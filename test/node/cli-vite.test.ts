@@ -99,7 +99,7 @@ describe('platformKit (Vite plugin): dev server', () => {
     const hot: unknown[] = [];
     const channel = server.environments['client']?.hot;
     assert.ok(channel);
-    const send = channel.send.bind(channel) as (...args: unknown[]) => void;
+    const send: (...args: unknown[]) => void = channel.send.bind(channel);
     (channel as { send: (...args: unknown[]) => void }).send = (...args: unknown[]) => {
       hot.push(args[0]);
       send(...args);

@@ -126,7 +126,7 @@ describe('TokenIssuer', () => {
     const old = await issuer.issue('p', { id: 'u', role: 'user' });
     issuer.rotate(key2);
     const fresh = await issuer.issue('p', { id: 'u', role: 'user' });
-    assert.equal(JSON.parse(Buffer.from(fresh.token.split('.')[0]!, 'base64url').toString()).kid, 'k2');
+    assert.equal((JSON.parse(Buffer.from(fresh.token.split('.')[0]!, 'base64url').toString()) as { kid?: unknown }).kid, 'k2');
     assert.equal((await issuer.verify('p', old.token)).id, 'u');
     // Past every token k1 could have signed: k1 is gone; k2 still verifies its own.
     clock += 3_601_000;
@@ -151,7 +151,7 @@ describe('TokenIssuer', () => {
       await client.connect({ shardName: 'rotation', authorization: token });
       assert.equal(client.session.userId, 'alice');
       const fresh = await server.issueUserToken(PROJECT, 'bob');
-      assert.equal(JSON.parse(Buffer.from(fresh.token.split('.')[0]!, 'base64url').toString()).kid, 'k2');
+      assert.equal((JSON.parse(Buffer.from(fresh.token.split('.')[0]!, 'base64url').toString()) as { kid?: unknown }).kid, 'k2');
       await client.identify(fresh.token);
       assert.equal(client.session.userId, 'bob');
     } finally {

@@ -28,7 +28,7 @@ function variants(text: string): { padding: string; plusSlash: string; trailingB
   // flipping the lowest one leaves the bytes as they are.
   assert.notEqual(text.length % 4, 0);
   const last = ALPHABET.indexOf(text.at(-1)!);
-  const trailingBits = text.slice(0, -1) + ALPHABET[last ^ 1];
+  const trailingBits = `${text.slice(0, -1)}${ALPHABET[last ^ 1]!}`;
   for (const variant of [padding, plusSlash, trailingBits]) {
     assert.notEqual(variant, text);
     assert.deepEqual(Buffer.from(variant, 'base64url'), bytes, `${variant} decodes to the same bytes`);
@@ -131,7 +131,7 @@ describe('canonical base64url signatures only', () => {
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const accepted: string[] = [];
     for (const [name, variant] of Object.entries(variants(signature))) {
-      const outcome = await issuer.verify('p', `${header}.${payload}.${variant}`).then(() => 'accepted', (error: { code?: unknown }) => error.code);
+      const outcome = await issuer.verify('p', `${header}.${payload}.${variant}`).then(() => 'accepted', (error: unknown) => (error as { code?: unknown }).code);
       if (outcome !== 'INVALID_TOKEN') accepted.push(`${name}: ${String(outcome)}`);
     }
     assert.deepEqual(accepted, []);

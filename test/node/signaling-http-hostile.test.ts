@@ -122,7 +122,10 @@ describe('hostile HTTP: clients of the services that hang up halfway', () => {
     const keystore = new Keystore(PROJECT, TOKEN, { url: server.url });
     const answer = await keystore.storeSecret('v').then(
       () => 'stored',
-      (error: { code?: string; message?: string }) => `${error.code} ${error.message}`,
+      (thrown: unknown) => {
+        const error = thrown as { code?: string; message?: string };
+        return `${String(error.code)} ${String(error.message)}`;
+      },
     );
     assert.match(answer, /^INTERNAL /);
     assert.doesNotMatch(answer, /ENOSPC|\/var\/lib/);

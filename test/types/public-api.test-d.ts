@@ -1,7 +1,7 @@
 // Type tests of the public API (checked by `npm run test:types`, never run).
 // Each @ts-expect-error must stay an error: if the types loosen, tsc fails.
 import { InstantRemixing, PlatformError, getViewingContext, type EditorAttributes, type ErrorCode, type ViewingContext } from 'platform-kit/guest';
-import { RemixSession, TemplateFrame, type PresentControlEvent } from 'platform-kit/host';
+import { RemixSession, type TemplateFrame, type PresentControlEvent } from 'platform-kit/host';
 import { Platform, type ConnectedClient, type IdentityTokenResult } from 'platform-kit/guest';
 import { PlatformBackend, type SignalingServerOptions } from 'platform-kit/signaling';
 
@@ -49,7 +49,7 @@ remix.get(['card', { key: 'title' }]);
 const remixing: boolean = remix.isRemixing;
 const activePath: string[] | null = remix.remixingActivePath;
 const editorType: 'full' | 'instant' | undefined = remix.editorAttributes.type;
-// @ts-expect-error read-only
+// @ts-expect-error isRemixing is read-only
 remix.isRemixing = true;
 remix.onError((error: PlatformError, method: string) => void [error.code, method]);
 // onConnectedClientsChanged((clients: ConnectedClient[]) => …) as the spec writes it: a plain array, each listener its own.

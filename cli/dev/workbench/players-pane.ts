@@ -58,7 +58,7 @@ export class PlayersPane {
     const name = `player ${player}`;
     feed.addEventListener('feed-playbackchange', ({ detail }) => this.#log.add(name, detail.isPlaying ? 'playing (in focus)' : 'paused'));
     feed.addEventListener('feed-skip', ({ detail }) => this.#log.add(name, `skipped: ${detail.error.message}`));
-    feed.addEventListener('feed-error', ({ detail }) => this.#log.add(name, `error: ${String((detail as { error?: { message?: string } }).error?.message ?? detail)}`));
+    feed.addEventListener('feed-error', ({ detail }) => this.#log.add(name, `error: ${(detail as { error?: { message?: string } }).error?.message ?? JSON.stringify(detail)}`));
     figure.append(feed);
     this.#frames.push({ figure, feed });
   }

@@ -33,7 +33,8 @@ export function identityFor(player: number): ReturnType<typeof createIdentityHan
     fetchToken: async () => {
       const response = await fetch('/__platform/identity', { method: 'POST', body: JSON.stringify({ player }) });
       if (!response.ok) throw new Error(`platform-kit dev: no token (${response.status})`);
-      return response.json();
+      // Any JSON: createIdentityHandler checks the answer itself (parseIdentityTokenResult).
+      return (await response.json()) as never;
     },
   });
 }

@@ -29,6 +29,8 @@ const ADJECTIVES = ['Blue', 'Swift', 'Quiet', 'Brave', 'Lucky', 'Sunny', 'Witty'
 const ANIMALS = ['Otter', 'Fox', 'Heron', 'Panda', 'Lynx', 'Koala', 'Moth', 'Yak', 'Gecko', 'Wren'];
 const COLORS = ['#e03131', '#1971c2', '#2f9e44', '#f08c00', '#9c36b5', '#0c8599', '#d6336c', '#5c940d'];
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
+/** A member's user info field as text: another member's JSON may hold anything there. */
+const infoText = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
 // A link may ask for a starting color (`?color=%23e03131`, one of COLORS); another player's keeps it (keepColorOwn).
 const askedColor = new URLSearchParams(location.search).get('color');
 const me = { name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`, color: askedColor !== null && COLORS.includes(askedColor) ? askedColor : pick(COLORS) };
@@ -195,8 +197,8 @@ dispatch.on('cursor', (payload, metadata) => {
     cursors.append(element);
     remoteCursors.set(metadata.clientId, element);
   }
-  element.textContent = `${String(player?.userInfo['name'] ?? 'someone')} · ${metadata.latencyMs.toFixed(0)} ms`;
-  element.style.background = String(player?.userInfo['color'] ?? '#555');
+  element.textContent = `${infoText(player?.userInfo['name'], 'someone')} · ${metadata.latencyMs.toFixed(0)} ms`;
+  element.style.background = infoText(player?.userInfo['color'], '#555');
   element.style.left = `${x * 100}%`;
   element.style.top = `${y * 100}%`;
 });
@@ -279,10 +281,10 @@ function renderPlayers(): void {
       button.dataset['clientId'] = client.clientId;
       const dot = document.createElement('span');
       dot.className = 'dot';
-      dot.style.background = String(client.userInfo['color'] ?? '#999');
+      dot.style.background = infoText(client.userInfo['color'], '#999');
       const name = document.createElement('span');
       name.className = 'name';
-      name.textContent = `${String(client.userInfo['name'] ?? client.clientId.slice(0, 6))}${client.clientId === self ? ' (you)' : ''}`;
+      name.textContent = `${infoText(client.userInfo['name'], client.clientId.slice(0, 6))}${client.clientId === self ? ' (you)' : ''}`;
       const detail = document.createElement('small');
       const path = paths[client.clientId];
       const latency = latencyByClient.get(client.clientId);
@@ -291,7 +293,7 @@ function renderPlayers(): void {
       button.disabled = client.clientId === self;
       button.addEventListener('click', () => {
         emit('wave', { name: me.name }, client.clientId);
-        showToast(`You waved at ${String(client.userInfo['name'] ?? 'them')}`);
+        showToast(`You waved at ${infoText(client.userInfo['name'], 'them')}`);
       });
       item.append(button);
       return item;

@@ -63,7 +63,7 @@ export function toHex6(color: Rgba): string {
 
 function parseHex(digits: string): Rgba | undefined {
   if (!/^[0-9a-f]+$/.test(digits)) return undefined;
-  const expand = digits.length === 3 || digits.length === 4 ? [...digits].map((digit) => digit + digit).join('') : digits;
+  const expand = digits.length === 3 || digits.length === 4 ? digits.replace(/./g, (digit) => digit + digit) : digits;
   if (expand.length !== 6 && expand.length !== 8) return undefined;
   const at = (index: number): number => parseInt(expand.slice(index, index + 2), 16);
   return { r: at(0), g: at(2), b: at(4), a: expand.length === 8 ? Math.round((at(6) / 255) * 100) / 100 : 1 };
