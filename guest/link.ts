@@ -59,6 +59,11 @@ export class GuestLink {
     return this.#hostProjectId;
   }
 
+  /** Whether the host says when this template is in front of its viewer by playback (a feed: WelcomeMessage.focus). */
+  get focusByPlayback(): boolean {
+    return this.#focusByPlayback;
+  }
+
   /** Resolves once the link is made or the page runs standalone. */
   settled(): Promise<void> {
     if (this.#state !== 'connecting') return Promise.resolve();
@@ -67,6 +72,7 @@ export class GuestLink {
 
   #state: GuestLinkState = 'connecting';
   #hostProjectId: string | undefined;
+  #focusByPlayback = false;
   #refused = 0;
   readonly #options: GuestLinkOptions;
   readonly #helloId = newHelloId();
@@ -172,6 +178,7 @@ export class GuestLink {
       this.#port.close();
     }
     this.#hostProjectId = welcome.projectId;
+    this.#focusByPlayback = welcome.focus === 'playback';
     this.#link(port);
   };
 

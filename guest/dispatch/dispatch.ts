@@ -9,7 +9,10 @@ import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
 import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
+import type { SeatAvailableCallback, SpectatorsChangedCallback } from './audience.js';
+import type { PresenceListenerOptions } from './membership.js';
 import { DispatchSession } from './session.js';
+import { followViewerFocus } from './viewer-focus.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
@@ -72,15 +75,26 @@ function builtProjectId(): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/** Listeners added before the session exists, by kind. */
+interface DispatchListeners {
+  event: [string, MessageHandlerCallback][];
+  presence: ConnectedClientsChangedHandlerCallback[];
+  error: DispatchErrorCallback[];
+  spectators: SpectatorsChangedCallback[];
+  seat: SeatAvailableCallback[];
+}
+
 /** The browser Dispatch. `Platform.dispatch` is one of these; tests may make more with {@link createDispatch}. */
 export class BrowserDispatch {
   #options: BrowserDispatchOptions = {};
   #projectId: string | undefined;
   #session: DispatchSession | null = null;
-  readonly #listeners: { event: [string, MessageHandlerCallback][]; presence: ConnectedClientsChangedHandlerCallback[]; error: DispatchErrorCallback[] } = {
+  readonly #listeners: DispatchListeners = {
     event: [],
     presence: [],
     error: [],
+    spectators: [],
+    seat: [],
   };
   #userInfo: EventPayload | undefined;
   /** Listeners added before the session existed learn their real unsubscribe function here. */
@@ -174,9 +188,43 @@ export class BrowserDispatch {
    * coalesces a shard's presence per turn and, in a burst, per
    * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
    * the last of them. A member is always listed before its first event arrives.
+   *
+   * The list holds the members `here` (ConnectedClient.state: their template is
+   * in front of its viewer), this client included once it is; members `away`
+   * (preloaded in a feed, scrolled past, a hidden tab) are connected and
+   * reachable but left out, unless `options.includeAway` is true. A member that
+   * comes into focus is listed at once: it was connected, only its state changes.
    */
-  onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void): () => void {
-    return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback));
+  onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void, options?: PresenceListenerOptions): () => void {
+    return this.#subscribe('presence', callback, (session) => session.onConnectedClientsChanged(callback, options));
+  }
+
+  /** Listens to how many spectators watch the shard (players and spectators hear it). Returns the unsubscribe function. Beyond the spec. */
+  onSpectatorsChanged(callback: SpectatorsChangedCallback): () => void {
+    return this.#subscribe('spectators', callback, (session) => session.onSpectatorsChanged(callback));
+  }
+
+  /**
+   * A spectator listens for a free seat: a player left the shard for good. Then
+   * {@link takeSeat} may succeed (others may take it first). Returns the unsubscribe function. Beyond the spec.
+   */
+  onSeatAvailable(callback: SeatAvailableCallback): () => void {
+    return this.#subscribe('seat', callback, (session) => session.onSeatAvailable(callback));
+  }
+
+  /**
+   * A spectator becomes a player of its shard, under the same client id: resolves with the
+   * connection (`spectator` false) once it is listed and can emit. Rejects `SHARD_FULL` when
+   * no seat is free (it watches on), `INVALID_ARGUMENT` when it plays already. Beyond the spec.
+   */
+  takeSeat(): Promise<ConnectionInfo> {
+    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
+    return this.#session.takeSeat();
+  }
+
+  /** How many spectators watch the shard, as last told (0 before connecting). Beyond the spec. */
+  get spectatorCount(): number {
+    return this.#session?.spectatorCount ?? 0;
   }
 
   /** Listens to errors no promise carries (a refused relayed event, a reconnection given up, a bad token at connect). */
@@ -200,9 +248,9 @@ export class BrowserDispatch {
     return this.#session;
   }
 
-  #subscribe<K extends 'presence' | 'error'>(
+  #subscribe<K extends 'presence' | 'error' | 'spectators' | 'seat'>(
     kind: K,
-    callback: K extends 'presence' ? ConnectedClientsChangedHandlerCallback : DispatchErrorCallback,
+    callback: DispatchListeners[K][number],
     attach: (session: DispatchSession) => () => void,
   ): () => void {
     if (this.#session) return attach(this.#session);
@@ -239,7 +287,12 @@ export class BrowserDispatch {
     this.#listeners.event = [];
     this.#listeners.presence = [];
     this.#listeners.error = [];
+    this.#listeners.spectators = [];
+    this.#listeners.seat = [];
     if (this.#userInfo) void session.setUserInfo(this.#userInfo);
+    // Here or away as the viewer looks (viewer-focus.ts): a template preloaded in a feed joins away.
+    const focus = followViewerFocus((state) => session.setPresenceState(state));
+    session.setPresenceState(focus.state);
     this.#session = session;
     return session;
   }

@@ -4,14 +4,14 @@
  * read it and none owns it: the sender resolves recipients against it, the
  * receiver only accepts mesh frames of members, and the mesh follows it.
  */
-import type { ConnectedClient, MemberWire, PresenceChange } from '../../protocol/signaling.js';
+import type { ConnectedClient, MemberWire, PresenceChange, PresenceState } from '../../protocol/signaling.js';
 import type { ConnectedClientsChangedHandlerCallback } from './types.js';
 
 /** The members of this client's shard (this client included), by client id, in join order. */
 export class Membership {
   /** Read by the sender and the receiver on every event: a plain map, not copied. */
   readonly members = new Map<string, MemberWire>();
-  readonly #listeners = new Set<ConnectedClientsChangedHandlerCallback>();
+  readonly #listeners = new Map<ConnectedClientsChangedHandlerCallback, PresenceListenerState>();
 
   /** Replaces the list (a `joined` answer carries the whole of it). */
   reset(members: readonly MemberWire[]): void {
@@ -33,28 +33,48 @@ export class Membership {
     this.members.clear();
   }
 
-  /** The members now, as the spec's ConnectedClient. */
+  /** The members now, as the spec's ConnectedClient: every one, away members too. */
   get connectedClients(): ConnectedClient[] {
     return [...this.members.values()].map(toClient);
   }
 
-  /** Adds a presence listener. Returns the unsubscribe function. */
-  listen(callback: ConnectedClientsChangedHandlerCallback): () => void {
+  /** Sets this client's own state at once (the server's `update` confirms it a round trip later). */
+  setOwnState(clientId: string, state: PresenceState): boolean {
+    const own = this.members.get(clientId);
+    if (!own || own.state === state) return false;
+    this.members.set(clientId, { ...own, state });
+    return true;
+  }
+
+  /**
+   * Adds a presence listener. Returns the unsubscribe function. By default it hears the members
+   * `here`; `includeAway` adds those away.
+   */
+  listen(callback: ConnectedClientsChangedHandlerCallback, options: PresenceListenerOptions = {}): () => void {
     // Wrapped: the same callback added twice is two subscriptions.
     const entry: ConnectedClientsChangedHandlerCallback = (clients) => callback(clients);
-    this.#listeners.add(entry);
+    this.#listeners.set(entry, { includeAway: options.includeAway === true, last: null });
     return () => {
       this.#listeners.delete(entry);
     };
   }
 
-  /** Calls every presence listener with the whole list. */
+  /**
+   * Calls the presence listeners with the whole list (or the members here). A listener of the
+   * members here is not called when its list is the same members, in the same state and with
+   * the same info, as last time: a neighbour preloaded away, or an away member's user info,
+   * changes nothing it shows.
+   */
   notify(): void {
-    const clients = this.connectedClients;
-    for (const callback of [...this.#listeners]) {
+    const all = [...this.members.values()];
+    let here: MemberWire[] | null = null;
+    for (const [callback, state] of [...this.#listeners]) {
+      const list = state.includeAway ? all : (here ??= all.filter((member) => member.state !== 'away'));
+      if (!state.includeAway && state.last !== null && sameMembers(state.last, list)) continue;
+      state.last = list;
       try {
         // Each listener gets its own array (the spec's type is a plain array): one that sorts it cannot reorder the next one's.
-        callback([...clients]);
+        callback(list.map(toClient));
       } catch (error) {
         console.error('platform-kit: a presence listener threw', error);
       }
@@ -62,6 +82,25 @@ export class Membership {
   }
 }
 
+/** Options of a presence listener (`onConnectedClientsChanged`'s second argument). */
+export interface PresenceListenerOptions {
+  /**
+   * Also list members that are `away` (connected but not looked at: preloaded in a feed,
+   * scrolled past, a hidden tab). Default false: only members `here`.
+   */
+  readonly includeAway?: boolean;
+}
+
+interface PresenceListenerState {
+  readonly includeAway: boolean;
+  /** The records last given to this listener: records are replaced on every change, never mutated. */
+  last: readonly MemberWire[] | null;
+}
+
+function sameMembers(a: readonly MemberWire[], b: readonly MemberWire[]): boolean {
+  return a.length === b.length && a.every((member, i) => member === b[i]);
+}
+
 function toClient(member: MemberWire): ConnectedClient {
-  return { clientId: member.clientId, userInfo: member.userInfo, userId: member.userId, connectedAt: member.connectedAt };
+  return { clientId: member.clientId, userInfo: member.userInfo, userId: member.userId, connectedAt: member.connectedAt, state: member.state };
 }

@@ -29,6 +29,7 @@ import {
   type JoinedMessage,
   type JoinMessage,
   type PresenceMessage,
+  type PresenceState,
   type ShardInfo,
   type WireLimits,
 } from '../../protocol/signaling.js';
@@ -36,7 +37,8 @@ import { CLOCK_SAMPLES_AT_CONNECT, CLOCK_SAMPLES_AT_RESUME, ServerClock, type Pi
 import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
-import { Membership } from './membership.js';
+import { Audience, type SeatAvailableCallback, type SpectatorsChangedCallback } from './audience.js';
+import { Membership, type PresenceListenerOptions } from './membership.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
@@ -76,6 +78,9 @@ export class DispatchSession {
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
   readonly #membership = new Membership();
+  readonly #audience = new Audience();
+  /** Whether this client's viewer looks at it (see setPresenceState); sent with every join. */
+  #presenceState: PresenceState = 'here';
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
 
@@ -87,6 +92,8 @@ export class DispatchSession {
       onPresence: (message) => this.#onPresence(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
+      onWatchers: (count) => this.#audience.setCount(count),
+      onSeat: () => this.#audience.seatAvailable(),
       onServerError: (error) => this.#emitError(error),
       onClose: () => {
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#scheduleReconnect();
@@ -135,6 +142,9 @@ export class DispatchSession {
     if (config.shardName !== undefined && !isShardName(config.shardName)) {
       return Promise.reject(new PlatformError('INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit'));
     }
+    if (config.spectateWhenFull === true && config.shardName === undefined) {
+      return Promise.reject(new PlatformError('INVALID_CONFIG', 'spectateWhenFull needs a shardName: only a named shard is ever full'));
+    }
     this.#config = config;
     this.#authorization = config.authorization;
     this.#state = 'connecting';
@@ -176,7 +186,62 @@ export class DispatchSession {
    * the connection (event-sender.ts says how, and what a failure does).
    */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
+    if (this.#audience.spectator) return Promise.reject(new PlatformError('FORBIDDEN', 'a spectator cannot emit events: takeSeat() first'));
     return this.#sender.emit(eventName, payload, recipients);
+  }
+
+  /**
+   * Tells the shard whether this client's viewer looks at it: `'here'` (in focus, a visible
+   * page) or `'away'` (preloaded in a feed, scrolled past, a hidden tab). This client's own
+   * listeners see the change at once; the others when the server tells them. Before `connect()`
+   * (or while reconnecting) it goes with the join.
+   */
+  setPresenceState(state: PresenceState): void {
+    if (state === this.#presenceState) return;
+    this.#presenceState = state;
+    const self = this.#info?.clientId;
+    if (this.#state !== 'connected' || self === undefined || this.#audience.spectator) return;
+    if (this.#membership.setOwnState(self, state)) this.#membership.notify();
+    // No answer awaited: a lost one changes nothing, and the next join carries the state anyway.
+    this.#connection.request({ type: 'focus', state }).catch((error: unknown) => {
+      if (isPlatformError(error) && error.code !== 'NOT_CONNECTED') this.#emitError(error);
+    });
+  }
+
+  /** This client's presence state (see setPresenceState). */
+  get presenceState(): PresenceState {
+    return this.#presenceState;
+  }
+
+  /**
+   * A spectator takes a seat among the players: resolves with the connection (the same client
+   * id, now a player: the members, the mesh and emitEvent as after a join). Rejects `SHARD_FULL`
+   * when no seat is free (the client watches on), `INVALID_ARGUMENT` when it plays already.
+   */
+  async takeSeat(): Promise<ConnectionInfo> {
+    this.#assertConnected();
+    if (!this.#audience.spectator) throw new PlatformError('INVALID_ARGUMENT', 'this client plays already: only a spectator takes a seat');
+    const reply = await this.#connection.request({ type: 'takeSeat' });
+    if (reply.type !== 'joined') throw new PlatformError('INVALID_MESSAGE', 'the server answered takeSeat with something else');
+    await this.#onJoined(reply, false);
+    // A spectator's user info went nowhere (it is in no list): it goes with the seat.
+    if (Object.keys(this.#userInfo).length > 0) await this.#connection.request({ type: 'userInfo', userInfo: this.#userInfo });
+    return this.#info!;
+  }
+
+  /** Listens to the count of spectators of the shard. Returns the unsubscribe function. */
+  onSpectatorsChanged(callback: SpectatorsChangedCallback): () => void {
+    return this.#audience.onCount(callback);
+  }
+
+  /** A spectator listens for a free seat (then `takeSeat()`). Returns the unsubscribe function. */
+  onSeatAvailable(callback: SeatAvailableCallback): () => void {
+    return this.#audience.onSeat(callback);
+  }
+
+  /** How many spectators watch the shard, as last told. */
+  get spectatorCount(): number {
+    return this.#audience.count;
   }
 
   /** Identifies this client with a user token; rejects with `INVALID_TOKEN` or `TOKEN_EXPIRED` (still connected). */
@@ -223,8 +288,8 @@ export class DispatchSession {
    * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
    * the last of them. A member is always listed before its first event arrives.
    */
-  onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback): () => void {
-    return this.#membership.listen(callback);
+  onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback, options?: PresenceListenerOptions): () => void {
+    return this.#membership.listen(callback, options);
   }
 
   /** Listens to errors no promise can carry. Returns the unsubscribe function. */
@@ -286,7 +351,12 @@ export class DispatchSession {
       ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
       ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
       userInfo: this.#userInfo,
-      ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+      ...(this.#presenceState === 'away' ? { state: 'away' } : {}),
+      // A client that took a seat plays on after a reconnection, whatever its config said.
+      ...(this.#config.spectator === true && !(resuming && info && !info.spectator) ? { spectator: true } : {}),
+      ...(this.#config.spectateWhenFull === true ? { spectateWhenFull: true } : {}),
+      // A spectator holds no place to resume: it watches anew.
+      ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
     };
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
@@ -296,7 +366,10 @@ export class DispatchSession {
 
   async #onJoined(reply: JoinedMessage, resuming: boolean): Promise<void> {
     const previous = this.#info;
-    this.#info = { clientId: reply.clientId, shardName: reply.shardName };
+    const spectator = reply.spectator === true;
+    this.#audience.spectator = spectator;
+    this.#info = { clientId: reply.clientId, shardName: reply.shardName, spectator };
+    this.#audience.setCount(reply.watchers ?? 0);
     this.#resumeToken = reply.resumeToken;
     this.#limits = reply.limits;
     this.#userId = reply.userId;
@@ -305,7 +378,7 @@ export class DispatchSession {
       if (resuming || this.#authorization === this.#config.authorization) this.#authorization = undefined;
       this.#emitError(error);
     }
-    if (resuming && previous && previous.clientId !== reply.clientId) {
+    if (resuming && previous && !previous.spectator && previous.clientId !== reply.clientId) {
       // Back after the grace period: a new id. Receivers keep order per id, so nothing to resend.
       this.#sender.forgetOrder();
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));

@@ -14,11 +14,13 @@ import type { RawData } from 'ws';
 import type { Connection, ControlSocketHandlers } from './connection.js';
 import type { ServerContext } from './context.js';
 import { onEmit } from './handlers/emit.js';
+import { onFocus } from './handlers/focus.js';
 import { onIdentify } from './handlers/identify.js';
 import { onInfo } from './handlers/info.js';
 import { onJoinFrame } from './handlers/join.js';
 import { onLeave } from './handlers/leave.js';
 import { onPing } from './handlers/ping.js';
+import { onTakeSeat } from './handlers/take-seat.js';
 import { onUserInfo } from './handlers/user-info.js';
 import { send } from './outbox.js';
 import { clock, take } from './rate-buckets.js';
@@ -82,6 +84,10 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
       return onInfo(ctx, connection, message);
     case 'leave':
       return onLeave(ctx, connection, message);
+    case 'focus':
+      return onFocus(ctx, connection, message);
+    case 'takeSeat':
+      return onTakeSeat(ctx, connection, message);
   }
 }
 

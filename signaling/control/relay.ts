@@ -10,6 +10,7 @@ import type { Connection } from './connection.js';
 import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 import { flushPresence, queuePresence } from './presence.js';
+import { attachSpectator, detachSpectator, dropWatchers, greetWatchers, onWatchers, tellSeat } from './spectators.js';
 
 /** What the store delivers on a shard's channel, for the members of the hub on this node. */
 export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessage): void {
@@ -27,12 +28,16 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
     return;
   }
   if (message.kind === 'presence') return queuePresence(ctx, hub, { frame: message.frame, except: message.except, at: ++ctx.presenceClock });
+  if (message.kind === 'watchers') return onWatchers(ctx, hub, message.node, message.count);
+  if (message.kind === 'seat') return tellSeat(ctx, hub);
   // An event never overtakes a presence change published before it.
   if (hub.presence !== null) flushPresence(ctx, hub);
   const frame = Buffer.from(message.frame);
   const { from, to } = message;
   if (to === null) {
     for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(ctx, c, frame);
+    // Spectators hear every broadcast (through this relay: they are in no player's mesh), never an event with recipients.
+    for (const c of hub.spectators.values()) sendRaw(ctx, c, frame);
     return;
   }
   // Recipients name client ids or verified user ids; a sender never receives its own event.
@@ -45,29 +50,39 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
 
 /** Adds a joined connection to its shard's hub (made on first use); returns the hub's key. */
 export function attach(ctx: ServerContext, connection: Connection): string {
-  const key = shardKey(connection.projectId, connection.shardName);
-  let hub = ctx.hubs.get(key);
-  if (!hub) {
-    // One subscription per shard and node, not per socket.
-    const created: Hub = { key, locals: new Map(), unsubscribe: () => {}, presence: null, quietUntil: 0 };
-    created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
-    ctx.hubs.set(key, created);
-    hub = created;
-  }
+  const hub = hubOf(ctx, connection);
   connection.attachedAt = ++ctx.presenceClock;
   leaveUnjoined(ctx, connection);
-  hub.locals.set(connection.clientId, connection);
+  if (connection.spectator) attachSpectator(ctx, hub, connection);
+  else hub.locals.set(connection.clientId, connection);
   return hub.key;
+}
+
+/** The hub of the connection's shard on this node, made (and subscribed) on first use. */
+function hubOf(ctx: ServerContext, connection: Connection): Hub {
+  const key = shardKey(connection.projectId, connection.shardName);
+  const hub = ctx.hubs.get(key);
+  if (hub) return hub;
+  // One subscription per shard and node, not per socket.
+  const created: Hub = { key, locals: new Map(), spectators: new Map(), watchers: null, unsubscribe: () => {}, presence: null, quietUntil: 0 };
+  created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
+  ctx.hubs.set(key, created);
+  greetWatchers(ctx, created);
+  return created;
 }
 
 /** Takes a connection out of its hub, if it is still the one listed; the last one out ends the subscription. */
 export function detach(ctx: ServerContext, connection: Connection): void {
   const key = shardKey(connection.projectId, connection.shardName);
   const hub = ctx.hubs.get(key);
-  if (!hub || hub.locals.get(connection.clientId) !== connection) return;
-  hub.locals.delete(connection.clientId);
-  if (hub.locals.size === 0) {
+  if (!hub) return;
+  const list = connection.spectator ? hub.spectators : hub.locals;
+  if (list.get(connection.clientId) !== connection) return;
+  list.delete(connection.clientId);
+  if (connection.spectator) detachSpectator(ctx, hub);
+  if (hub.locals.size === 0 && hub.spectators.size === 0) {
     hub.unsubscribe();
+    dropWatchers(ctx, hub);
     ctx.hubs.delete(key);
   }
 }

@@ -27,6 +27,10 @@ function encodeMessage(node: string, message: ShardMessage): string {
       return `${node}\nr\n${message.dst}\n${message.frame}`;
     case 'takeover':
       return `${node}\nt\n${message.clientId}\n${message.node}`;
+    case 'watchers':
+      return `${node}\nw\n${message.count}\n${message.node}`;
+    case 'seat':
+      return `${node}\ns\n`;
   }
 }
 
@@ -51,6 +55,12 @@ function decodeMessage(text: string): { node: string; message: ShardMessage | Ga
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
     case 'g':
       return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
+    case 'w': {
+      const count = Number(first);
+      return Number.isSafeInteger(count) && count >= 0 ? { node, message: { kind: 'watchers', count, node: text.slice(c) } } : null;
+    }
+    case 's':
+      return { node, message: { kind: 'seat' } };
     default:
       return null;
   }

@@ -179,8 +179,11 @@ class RedisStore implements RedisShardStore {
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
 
+  /** A member removed for good (swept, or an orphan): the shard hears it, and its spectators that a seat is free. */
   #presenceRemove(projectId: string, shardName: string, clientId: string): void {
-    this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
+    const channel = this.#keys.channel(projectId, shardName);
+    this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
+    this.#channels.publish(channel, { kind: 'seat' });
   }
 
   #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
@@ -230,7 +233,7 @@ class RedisStore implements RedisShardStore {
       restored++;
       if (item.online) {
         const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
-        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
+        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, state: record.state, peerId: record.peerId };
         this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
       }
     }
@@ -361,7 +364,7 @@ class RedisStore implements RedisShardStore {
   }
 
   async update(projectId: string, shardName: string, clientId: string, patch: MemberPatch): Promise<MemberRecord | null> {
-    const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets].map((field) => (field === undefined ? '0' : '1')).join('');
+    const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets, patch.state].map((field) => (field === undefined ? '0' : '1')).join('');
     this.#inflight.add(clientId);
     let reply: [string, string] | 'FENCED' | null;
     try {
@@ -378,6 +381,7 @@ class RedisStore implements RedisShardStore {
         JSON.stringify(patch.userInfo ?? {}),
         patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
         this.#lease.epoch,
+        patch.state ?? 'here',
       ])) as [string, string] | 'FENCED' | null;
     } finally {
       this.#inflight.delete(clientId);
