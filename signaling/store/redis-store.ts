@@ -179,11 +179,14 @@ class RedisStore implements RedisShardStore {
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
 
-  /** A member removed for good (swept, or an orphan): the shard hears it, and its spectators that a seat is free. */
-  #presenceRemove(projectId: string, shardName: string, clientId: string): void {
+  /**
+   * A member removed: the shard hears it. `seat`: and its spectators hear that a seat is free (a
+   * member swept or an orphan; a member that left through `leave` is told by the server, session.ts finalize).
+   */
+  #presenceRemove(projectId: string, shardName: string, clientId: string, seat: boolean): void {
     const channel = this.#keys.channel(projectId, shardName);
     this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
-    this.#channels.publish(channel, { kind: 'seat' });
+    if (seat) this.#channels.publish(channel, { kind: 'seat' });
   }
 
   #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
@@ -251,7 +254,7 @@ class RedisStore implements RedisShardStore {
         // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
         // it never lists itself beside the members that took its place; the client is placed anew.
         if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
-        this.#presenceRemove(projectId, shardName, clientId);
+        this.#presenceRemove(projectId, shardName, clientId, true);
       }
       removed += reply.length;
     }
@@ -259,11 +262,11 @@ class RedisStore implements RedisShardStore {
   }
 
   /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
-  async #leaveNow(ref: string): Promise<boolean> {
+  async #leaveNow(ref: string, seat = true): Promise<boolean> {
     const [projectId, shardName, clientId] = splitMemberRef(ref);
     const removed = (await this.#redis.run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#lease.epoch])) as number;
     if (removed === -1) throw this.#lease.fenced();
-    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId);
+    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId, seat);
     return removed === 1;
   }
 
@@ -355,7 +358,7 @@ class RedisStore implements RedisShardStore {
     const ref = memberRef(projectId, shardName, clientId);
     this.#held.delete(ref);
     try {
-      return await this.#leaveNow(ref);
+      return await this.#leaveNow(ref, false);
     } catch (error) {
       // Redis out of reach, or this node fenced: the next maintenance round that gets through removes it (else it would stay, as this node lives on).
       if (error instanceof PlatformError && error.code === 'UNAVAILABLE') this.#pendingLeaves.add(ref);
