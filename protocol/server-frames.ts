@@ -103,7 +103,8 @@ function isMember(value: unknown): value is MemberWire {
     isPayload(value['userInfo']) &&
     (value['userId'] === null || isId(value['userId'], 256)) &&
     isTime(value['connectedAt']) &&
-    isPresenceState(value['state']) &&
+    // Absent from a server of an earlier version: the member is here (guest/dispatch/membership.ts).
+    (value['state'] === undefined || isPresenceState(value['state'])) &&
     (value['peerId'] === null || isId(value['peerId']))
   );
 }

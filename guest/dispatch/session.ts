@@ -81,6 +81,8 @@ export class DispatchSession {
   readonly #audience = new Audience();
   /** Whether this client's viewer looks at it (see setPresenceState); sent with every join. */
   #presenceState: PresenceState = 'here';
+  /** The state the server has of this client (its last join or focus frame). */
+  #serverState: PresenceState = 'here';
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
 
@@ -199,8 +201,15 @@ export class DispatchSession {
   setPresenceState(state: PresenceState): void {
     if (state === this.#presenceState) return;
     this.#presenceState = state;
+    if (this.#state === 'connected') this.#sendPresenceState();
+  }
+
+  /** Tells the server this client's state when it has another one; its own list changes at once. */
+  #sendPresenceState(): void {
     const self = this.#info?.clientId;
-    if (this.#state !== 'connected' || self === undefined || this.#audience.spectator) return;
+    const state = this.#presenceState;
+    if (self === undefined || this.#audience.spectator || state === this.#serverState) return;
+    this.#serverState = state;
     if (this.#membership.setOwnState(self, state)) this.#membership.notify();
     // No answer awaited: a lost one changes nothing, and the next join carries the state anyway.
     this.#connection.request({ type: 'focus', state }).catch((error: unknown) => {
@@ -358,6 +367,7 @@ export class DispatchSession {
       // A spectator holds no place to resume: it watches anew.
       ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
     };
+    this.#serverState = this.#presenceState;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;
@@ -398,6 +408,8 @@ export class DispatchSession {
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
     if (resuming) this.#startPeer(reply);
+    // The viewer looked (or looked away) while the join was on its way: the server hears it now.
+    this.#sendPresenceState();
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();

@@ -9,21 +9,28 @@
  *   viewer swipes to it) and after it (scrolled past).
  * - Anywhere else (a page on its own, an editor): here while the page is
  *   visible, away while its tab is hidden.
- * - While the link to a host is still being made: away. A template that
- *   turns out to be in front of its viewer says so a few ms later; one that
- *   turns out to be preloaded never flashes `here` to the others.
+ * - While the link to a host is still being made: away, for at most
+ *   {@link LINK_WAIT_MS}. A feed answers a template's hello within a few ms,
+ *   so one that turns out to be preloaded never flashes `here` to the others,
+ *   and one in front of its viewer says so a few ms later. A page in a frame
+ *   whose parent never answers (no kit there: the link gives up only after
+ *   its handshake timeout, 5 s) is taken for a page on its own after that.
  */
 import { getGuestLink } from '../link.js';
 import type { PresenceState } from '../../protocol/signaling.js';
+
+/** Longest a template stays away while its host has not answered (see the module comment). */
+export const LINK_WAIT_MS = 1_000;
 
 /** Follows the viewer's focus; `onChange` hears every change. Returns the function that stops it. */
 export function followViewerFocus(onChange: (state: PresenceState) => void): { readonly state: PresenceState; stop(): void } {
   const link = getGuestLink();
   let playing = false;
   let state: PresenceState = 'away';
+  let waited = false;
   const decide = (): PresenceState => {
     const visible = typeof document === 'undefined' || document.visibilityState !== 'hidden';
-    if (link.state === 'connecting') return 'away';
+    if (link.state === 'connecting') return waited && visible ? 'here' : 'away';
     if (link.state === 'linked' && link.focusByPlayback) return playing && visible ? 'here' : 'away';
     return visible ? 'here' : 'away';
   };
@@ -45,6 +52,7 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   void link.settled().then(() => {
     if (!stopped) update();
   });
+  const waitTimer = link.state === 'connecting' ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
   state = decide();
   return {
     get state() {
@@ -52,6 +60,7 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
     },
     stop() {
       stopped = true;
+      clearTimeout(waitTimer);
       removeHandler();
       if (hasDocument) document.removeEventListener('visibilitychange', update);
     },

@@ -97,6 +97,19 @@ describe('presence: here and away', () => {
     await waitFor(() => stateOf(everyone.at(-1) ?? [], clientId) === 'away', 'back, still away');
   });
 
+  it('a state set while the join is on its way reaches the server once joined', async () => {
+    const watcher = open();
+    const everyone: ConnectedClient[][] = [];
+    watcher.onConnectedClientsChanged((list) => everyone.push(list), { includeAway: true });
+    await watcher.connect({ shardName: 'late-state' });
+    const member = open();
+    const joining = member.connect({ shardName: 'late-state' });
+    member.setPresenceState('away'); // the join left saying here
+    const { clientId } = await joining;
+    await waitFor(() => stateOf(everyone.at(-1) ?? [], clientId) === 'away', 'the member away at the watcher');
+    assert.equal(member.connectedClients.find((c) => c.clientId === clientId)?.state, 'away');
+  });
+
   it('away members count toward maxConnectionsPerShard: a seat held for the viewer who swipes to it', async () => {
     const a = raw();
     const b = raw();
