@@ -64,6 +64,11 @@ export class GuestLink {
     return this.#focusByPlayback;
   }
 
+  /** What the host last said of playback (`playbackStateChanged`): a Dispatch made after it still knows. */
+  get isPlaying(): boolean {
+    return this.#isPlaying;
+  }
+
   /** Resolves once the link is made or the page runs standalone. */
   settled(): Promise<void> {
     if (this.#state !== 'connecting') return Promise.resolve();
@@ -73,6 +78,7 @@ export class GuestLink {
   #state: GuestLinkState = 'connecting';
   #hostProjectId: string | undefined;
   #focusByPlayback = false;
+  #isPlaying = false;
   #refused = 0;
   readonly #options: GuestLinkOptions;
   readonly #helloId = newHelloId();
@@ -189,6 +195,7 @@ export class GuestLink {
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of GUEST_METHODS) {
       handlers[name] = (...args: unknown[]) => {
+        if (name === 'playbackStateChanged' && typeof args[0] === 'boolean') this.#isPlaying = args[0];
         const registered = this.#handlers.get(name);
         if (registered === undefined) return undefined;
         let result: unknown;

@@ -25,7 +25,7 @@ export const LINK_WAIT_MS = 1_000;
 /** Follows the viewer's focus; `onChange` hears every change. Returns the function that stops it. */
 export function followViewerFocus(onChange: (state: PresenceState) => void): { readonly state: PresenceState; stop(): void } {
   const link = getGuestLink();
-  let playing = false;
+  let playing = link.isPlaying;
   let state: PresenceState = 'away';
   let waited = false;
   const decide = (): PresenceState => {
