@@ -201,7 +201,7 @@ export class BrowserDispatch {
 
   /** Listens to how many spectators watch the shard (players and spectators hear it). Returns the unsubscribe function. Beyond the spec. */
   onSpectatorsChanged(callback: SpectatorsChangedCallback): () => void {
-    return this.#subscribe('spectators', callback, (session) => session.onSpectatorsChanged(callback));
+    return this.#subscribe('spectators', callback, (session) => session.audience.onCount(callback));
   }
 
   /**
@@ -209,7 +209,7 @@ export class BrowserDispatch {
    * {@link takeSeat} may succeed (others may take it first). Returns the unsubscribe function. Beyond the spec.
    */
   onSeatAvailable(callback: SeatAvailableCallback): () => void {
-    return this.#subscribe('seat', callback, (session) => session.onSeatAvailable(callback));
+    return this.#subscribe('seat', callback, (session) => session.audience.onSeat(callback));
   }
 
   /**
@@ -224,7 +224,7 @@ export class BrowserDispatch {
 
   /** How many spectators watch the shard, as last told (0 before connecting). Beyond the spec. */
   get spectatorCount(): number {
-    return this.#session?.spectatorCount ?? 0;
+    return this.#session?.audience.count ?? 0;
   }
 
   /** Listens to errors no promise carries (a refused relayed event, a reconnection given up, a bad token at connect). */

@@ -37,8 +37,9 @@ import { CLOCK_SAMPLES_AT_CONNECT, CLOCK_SAMPLES_AT_RESUME, ServerClock, type Pi
 import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
-import { Audience, type SeatAvailableCallback, type SpectatorsChangedCallback } from './audience.js';
+import { Audience } from './audience.js';
 import { Membership, type PresenceListenerOptions } from './membership.js';
+import { OwnPresence } from './own-presence.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
@@ -79,10 +80,7 @@ export class DispatchSession {
   readonly #connection: ControlConnection;
   readonly #membership = new Membership();
   readonly #audience = new Audience();
-  /** Whether this client's viewer looks at it (see setPresenceState); sent with every join. */
-  #presenceState: PresenceState = 'here';
-  /** The state the server has of this client (its last join or focus frame). */
-  #serverState: PresenceState = 'here';
+  readonly #presence: OwnPresence;
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
 
@@ -102,6 +100,14 @@ export class DispatchSession {
       },
     });
     this.#receiver = new EventReceiver(this.#clock);
+    this.#presence = new OwnPresence({
+      membership: this.#membership,
+      clientId: () => this.#info?.clientId,
+      spectator: () => this.#audience.spectator,
+      connected: () => this.#state === 'connected',
+      send: (state) => this.#connection.request({ type: 'focus', state }),
+      emitError: (error) => this.#emitError(error),
+    });
     // What the sender reads of the session, read when it sends (the limits and id change with each join).
     const session = this;
     const host = {
@@ -199,27 +205,12 @@ export class DispatchSession {
    * (or while reconnecting) it goes with the join.
    */
   setPresenceState(state: PresenceState): void {
-    if (state === this.#presenceState) return;
-    this.#presenceState = state;
-    if (this.#state === 'connected') this.#sendPresenceState();
-  }
-
-  /** Tells the server this client's state when it has another one; its own list changes at once. */
-  #sendPresenceState(): void {
-    const self = this.#info?.clientId;
-    const state = this.#presenceState;
-    if (self === undefined || this.#audience.spectator || state === this.#serverState) return;
-    this.#serverState = state;
-    if (this.#membership.setOwnState(self, state)) this.#membership.notify();
-    // No answer awaited: a lost one changes nothing, and the next join carries the state anyway.
-    this.#connection.request({ type: 'focus', state }).catch((error: unknown) => {
-      if (isPlatformError(error) && error.code !== 'NOT_CONNECTED') this.#emitError(error);
-    });
+    this.#presence.set(state);
   }
 
   /** This client's presence state (see setPresenceState). */
   get presenceState(): PresenceState {
-    return this.#presenceState;
+    return this.#presence.state;
   }
 
   /**
@@ -238,19 +229,9 @@ export class DispatchSession {
     return this.#info!;
   }
 
-  /** Listens to the count of spectators of the shard. Returns the unsubscribe function. */
-  onSpectatorsChanged(callback: SpectatorsChangedCallback): () => void {
-    return this.#audience.onCount(callback);
-  }
-
-  /** A spectator listens for a free seat (then `takeSeat()`). Returns the unsubscribe function. */
-  onSeatAvailable(callback: SeatAvailableCallback): () => void {
-    return this.#audience.onSeat(callback);
-  }
-
-  /** How many spectators watch the shard, as last told. */
-  get spectatorCount(): number {
-    return this.#audience.count;
+  /** Who watches: the spectator count and its listeners, and the seat listeners (`onCount`, `onSeat`). */
+  get audience(): Audience {
+    return this.#audience;
   }
 
   /** Identifies this client with a user token; rejects with `INVALID_TOKEN` or `TOKEN_EXPIRED` (still connected). */
@@ -360,14 +341,13 @@ export class DispatchSession {
       ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
       ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
       userInfo: this.#userInfo,
-      ...(this.#presenceState === 'away' ? { state: 'away' } : {}),
+      ...(this.#presence.joining() === 'away' ? { state: 'away' } : {}),
       // A client that took a seat plays on after a reconnection, whatever its config said.
       ...(this.#config.spectator === true && !(resuming && info && !info.spectator) ? { spectator: true } : {}),
       ...(this.#config.spectateWhenFull === true ? { spectateWhenFull: true } : {}),
       // A spectator holds no place to resume: it watches anew.
       ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
     };
-    this.#serverState = this.#presenceState;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;
@@ -409,7 +389,7 @@ export class DispatchSession {
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
     if (resuming) this.#startPeer(reply);
     // The viewer looked (or looked away) while the join was on its way: the server hears it now.
-    this.#sendPresenceState();
+    this.#presence.flush();
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();

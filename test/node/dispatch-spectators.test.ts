@@ -70,8 +70,8 @@ describe('spectators on one node', () => {
     assert.deepEqual(new Set(lists.at(-1)?.map((c) => c.clientId)), new Set([alice.connectionInfo!.clientId, bob.connectionInfo!.clientId]));
     // Players learn how many watch.
     const counts: number[] = [];
-    alice.onSpectatorsChanged((count) => counts.push(count));
-    await waitFor(() => alice.spectatorCount === 1, 'the players told one watches');
+    alice.audience.onCount((count) => counts.push(count));
+    await waitFor(() => alice.audience.count === 1, 'the players told one watches');
     assert.ok(!alice.connectedClients.some((c) => c.clientId === info.clientId), 'a spectator is in no member list');
 
     for (let n = 1; n <= 50; n++) void alice.emitEvent('tick', { n });
@@ -85,7 +85,7 @@ describe('spectators on one node', () => {
 
     assert.equal(await codeOf(watcher.emitEvent('tick', { n: -1 })), 'FORBIDDEN');
     await watcher.disconnect();
-    await waitFor(() => alice.spectatorCount === 0, 'the count back to 0');
+    await waitFor(() => alice.audience.count === 0, 'the count back to 0');
     assert.deepEqual(counts.at(-1), 0);
   });
 
@@ -149,9 +149,9 @@ describe('spectators on one node', () => {
     assert.equal(await codeOf(first.takeSeat()), 'SHARD_FULL', 'no seat while the shard is full');
 
     let seats = 0;
-    first.onSeatAvailable(() => seats++);
+    first.audience.onSeat(() => seats++);
     let secondSeats = 0;
-    second.onSeatAvailable(() => secondSeats++);
+    second.audience.onSeat(() => secondSeats++);
     await b.disconnect();
     await waitFor(() => seats === 1 && secondSeats === 1, 'both spectators told a seat is free');
 
@@ -165,6 +165,6 @@ describe('spectators on one node', () => {
     a.on('hello', (payload) => got.push(payload['n'] as number));
     await first.emitEvent('hello', { n: 1 });
     await waitFor(() => got.length === 1, 'the new player\u2019s event');
-    await waitFor(() => a.spectatorCount === 1, 'one spectator left');
+    await waitFor(() => a.audience.count === 1, 'one spectator left');
   });
 });

@@ -64,7 +64,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     assert.equal(info.spectator, true);
     assert.deepEqual(new Set(far.connectedClients.map((c) => c.clientId)), new Set([alice.connectionInfo!.clientId, bob.connectionInfo!.clientId]));
     // Node 1 holds no spectator of this shard; its players hear node 2's count.
-    await waitFor(() => alice.spectatorCount === 1, 'node 1 players told of the spectator on node 2', 10_000);
+    await waitFor(() => alice.audience.count === 1, 'node 1 players told of the spectator on node 2', 10_000);
 
     for (let n = 1; n <= 100; n++) void (n % 2 === 0 ? alice : bob).emitEvent('move', { n });
     await waitFor(() => heard.length === 100, 'every broadcast at the far spectator', 15_000);
@@ -75,7 +75,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     // A spectator on node 1 too: both nodes' members hear the total.
     const near = open(n1);
     await near.connect({ shardName: 'final', spectator: true });
-    await waitFor(() => alice.spectatorCount === 2 && far.spectatorCount === 2 && near.spectatorCount === 2, 'the total of 2 everywhere', 10_000);
+    await waitFor(() => alice.audience.count === 2 && far.audience.count === 2 && near.audience.count === 2, 'the total of 2 everywhere', 10_000);
 
     // A presence change on node 1 reaches the spectator on node 2.
     await bob.setUserInfo({ name: 'Bob' });
@@ -90,16 +90,16 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     assert.equal(((await spy.next((f) => f.type === 'error'))['error'] as { code: string }).code, 'FORBIDDEN');
 
     // maxSpectatorsPerShard over the total (3 now: far, near, spy): a fourth is refused on either node.
-    await waitFor(() => alice.spectatorCount === 3, 'the count of 3 at node 1', 10_000);
+    await waitFor(() => alice.audience.count === 3, 'the count of 3 at node 1', 10_000);
     for (const node of [n1, n2]) {
       const extra = new Raw(node.url);
       sockets.push(extra);
-      await waitFor(() => far.spectatorCount === 3, 'node 2 knows the total', 10_000);
+      await waitFor(() => far.audience.count === 3, 'node 2 knows the total', 10_000);
       const answer = await extra.join({ shardName: 'final', spectator: true });
       assert.equal((answer['error'] as { code: string } | undefined)?.code, 'SHARD_FULL', `on ${node.id}: ${JSON.stringify(answer)}`);
     }
     spy.close();
-    await waitFor(() => alice.spectatorCount === 2, 'the count back to 2', 10_000);
+    await waitFor(() => alice.audience.count === 2, 'the count back to 2', 10_000);
   });
 
   it('a seat freed on node 1 is told to spectators on node 2; one takes it through the shared capacity check, the other gets SHARD_FULL', async () => {
@@ -113,7 +113,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     await one.connect({ shardName: 'seats', maxConnectionsPerShard: 2, spectateWhenFull: true });
     await two.connect({ shardName: 'seats', maxConnectionsPerShard: 2, spectateWhenFull: true });
     let told = 0;
-    one.onSeatAvailable(() => told++);
+    one.audience.onSeat(() => told++);
     await leaver.disconnect();
     await waitFor(() => told >= 1, 'the spectator on node 2 told of the seat', 10_000);
     const seated = await one.takeSeat();
