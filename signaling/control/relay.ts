@@ -36,7 +36,8 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
   const { from, to } = message;
   if (to === null) {
     for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(ctx, c, frame);
-    // Spectators hear every broadcast (through this relay: they are in no player's mesh), never an event with recipients.
+    // Spectators hear every broadcast (through this relay: they are in no player's mesh), never an event with
+    // recipients. Shard state updates must reach them the same way (spectators.ts, the hook for it).
     for (const c of hub.spectators.values()) sendRaw(ctx, c, frame);
     return;
   }

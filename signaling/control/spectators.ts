@@ -22,6 +22,12 @@
  * - Bounded: SignalingLimits.maxSpectatorsPerShard over the total a node
  *   knows; every frame of a spectator passes the door's rate limits as a
  *   player's does.
+ * - The shard's state (Yjs state sync, branch `state`, not in main when this
+ *   was written): the hook is where a player gets it. A state update fanned
+ *   out to a hub must reach `hub.spectators` as broadcasts do (relay.ts), and
+ *   a spectator's `joined` (handlers/join.ts answerJoined, which a spectator
+ *   goes through too) must carry the snapshot a player's carries. A
+ *   spectator's own state updates are refused as its events are (FORBIDDEN).
  */
 import type { Connection } from './connection.js';
 import type { Hub, ServerContext } from './context.js';
