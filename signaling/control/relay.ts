@@ -72,6 +72,22 @@ function hubOf(ctx: ServerContext, connection: Connection): Hub {
   return created;
 }
 
+/**
+ * A spectator that took a seat moves to its hub's players under the same id, without leaving the
+ * hub (a hub left empty would end its subscription and miss what comes until it subscribed again).
+ */
+export function seat(ctx: ServerContext, connection: Connection): string {
+  const hub = hubOf(ctx, connection);
+  if (hub.spectators.get(connection.clientId) === connection) {
+    hub.spectators.delete(connection.clientId);
+    detachSpectator(ctx, hub);
+  }
+  connection.spectator = false;
+  connection.attachedAt = ++ctx.presenceClock;
+  hub.locals.set(connection.clientId, connection);
+  return hub.key;
+}
+
 /** Takes a connection out of its hub, if it is still the one listed; the last one out ends the subscription. */
 export function detach(ctx: ServerContext, connection: Connection): void {
   const key = shardKey(connection.projectId, connection.shardName);

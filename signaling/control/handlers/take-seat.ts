@@ -12,7 +12,7 @@ import type { TakeSeatMessage } from '../../../protocol/signaling.js';
 import type { Connection } from '../connection.js';
 import type { ServerContext } from '../context.js';
 import { fail, storeFailed } from '../refusals.js';
-import { attach, detach } from '../relay.js';
+import { seat } from '../relay.js';
 import { answerJoined } from './join.js';
 
 /** Handles a spectator's request for a seat. */
@@ -57,13 +57,11 @@ async function takeSeat(ctx: ServerContext, connection: Connection, id: number):
     return fail(ctx, connection, outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason, why, { id });
   }
   // From the spectators to the players, under the same id: the hub is the same, the lists differ.
-  detach(ctx, connection);
-  connection.spectator = false;
   connection.peerId = peerId;
   connection.peerToken = peerId === null ? '' : randomId();
   connection.state = 'joined';
   connection.held = [];
-  const scope = attach(ctx, connection);
+  const scope = seat(ctx, connection);
   if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
   const members = await ctx.store.members(connection.projectId, connection.shardName).catch((error: unknown) => {
     connection.held = null;
