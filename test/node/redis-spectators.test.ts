@@ -5,7 +5,8 @@
 // players and spectators hear the total), maxSpectatorsPerShard holds over
 // the total, a seat freed on node 1 is told to spectators on node 2, and
 // taking it goes through the shared capacity check (the race's loser gets
-// SHARD_FULL). A spectator that emits is refused on any node.
+// SHARD_FULL). A spectator that emits is refused on any node. And a member's
+// here/away state, kept in its Redis record, read and changed across nodes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
@@ -100,6 +101,28 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     }
     spy.close();
     await waitFor(() => alice.audience.count === 2, 'the count back to 2', 10_000);
+  });
+
+  it('here and away across nodes: the state is in the Redis record (a newcomer elsewhere reads it) and its changes reach every node', async () => {
+    const [n1, n2] = nodes as [NodeProcess, NodeProcess];
+    const watcher = open(n1);
+    await watcher.connect({ shardName: 'states' });
+    const preloaded = open(n2);
+    preloaded.setPresenceState('away');
+    const { clientId } = await preloaded.connect({ shardName: 'states' });
+    const stateAt = (s: DispatchSession): string | undefined => s.connectedClients.find((c) => c.clientId === clientId)?.state;
+    await waitFor(() => stateAt(watcher) === 'away', 'node 1 sees it away', 10_000);
+    // Read from Redis by a join on node 1 (not from any presence frame).
+    const newcomer = new Raw(n1.url);
+    sockets.push(newcomer);
+    const joined = await newcomer.join({ shardName: 'states' });
+    assert.equal((joined['members'] as { clientId: string; state: string }[]).find((m) => m.clientId === clientId)?.state, 'away');
+    preloaded.setPresenceState('here');
+    await waitFor(() => stateAt(watcher) === 'here', 'node 1 sees it here', 10_000);
+    const later = new Raw(n2.url);
+    sockets.push(later);
+    const again = await later.join({ shardName: 'states' });
+    assert.equal((again['members'] as { clientId: string; state: string }[]).find((m) => m.clientId === clientId)?.state, 'here');
   });
 
   it('a seat freed on node 1 is told to spectators on node 2; one takes it through the shared capacity check, the other gets SHARD_FULL', async () => {
