@@ -214,7 +214,7 @@ export class BrowserDispatch {
 
   /**
    * A spectator becomes a player of its shard, under the same client id: resolves with the
-   * connection (`spectator` false) once it is listed and can emit. Rejects `SHARD_FULL` when
+   * connection (a player's: no `spectator`) once it is listed and can emit. Rejects `SHARD_FULL` when
    * no seat is free (it watches on), `INVALID_ARGUMENT` when it plays already. Beyond the spec.
    */
   takeSeat(): Promise<ConnectionInfo> {

@@ -358,7 +358,8 @@ export class DispatchSession {
     const previous = this.#info;
     const spectator = reply.spectator === true;
     this.#audience.spectator = spectator;
-    this.#info = { clientId: reply.clientId, shardName: reply.shardName, spectator };
+    // A player's connection stays exactly { clientId, shardName } (the spec's ConnectionInfo).
+    this.#info = spectator ? { clientId: reply.clientId, shardName: reply.shardName, spectator } : { clientId: reply.clientId, shardName: reply.shardName };
     this.#audience.setCount(reply.watchers ?? 0);
     this.#resumeToken = reply.resumeToken;
     this.#limits = reply.limits;

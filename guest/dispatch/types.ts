@@ -18,9 +18,10 @@ export interface ConnectionInfo {
   readonly shardName: string;
   /**
    * True when this client watches the shard (`spectator`, or `spectateWhenFull` at a full
-   * shard): it hears broadcasts and presence, is in no member list and cannot emit. Beyond the spec.
+   * shard): it hears broadcasts and presence, is in no member list and cannot emit. Absent for a
+   * player. Beyond the spec.
    */
-  readonly spectator?: boolean;
+  readonly spectator?: true;
 }
 
 /** The argument of `connect` (spec: DispatchConfigurationInput). */

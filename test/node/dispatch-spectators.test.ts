@@ -157,7 +157,7 @@ describe('spectators on one node', () => {
 
     const seated = await first.takeSeat();
     assert.equal(seated.clientId, firstInfo.clientId);
-    assert.equal(seated.spectator, false);
+    assert.deepEqual(seated, { clientId: firstInfo.clientId, shardName: 'table' }, 'a player\u2019s connection, as the spec has it');
     // The other spectator lost the race.
     assert.equal(await codeOf(second.takeSeat()), 'SHARD_FULL');
     await waitFor(() => a.connectedClients.some((c) => c.clientId === seated.clientId && c.userInfo['name'] === 'First'), 'the new player listed with its info');

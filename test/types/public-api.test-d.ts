@@ -61,7 +61,7 @@ Platform.dispatch.onConnectedClientsChanged((clients) => void clients.map((clien
 Platform.dispatch.onConnectedClientsChanged(() => undefined, { includeHidden: true });
 // Spectators: the options, the flag on the connection, the count and the seat.
 void Platform.dispatch.connect({ shardName: 'final', spectateWhenFull: true }).then((info) => {
-  const watching: boolean | undefined = info.spectator;
+  const watching: true | undefined = info.spectator;
   void watching;
 });
 void Platform.dispatch.connect({ spectator: true });
