@@ -10,7 +10,7 @@ import type { Connection } from './connection.js';
 import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 import { flushPresence, queuePresence } from './presence.js';
-import { attachSpectator, detachSpectator, dropWatchers, greetWatchers, onWatchers, tellSeat } from './spectators.js';
+import { attachSpectator, detachSpectator, dropWatchers, onWatchers, tellSeat } from './spectators.js';
 
 /** What the store delivers on a shard's channel, for the members of the hub on this node. */
 export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessage): void {
@@ -68,7 +68,6 @@ function hubOf(ctx: ServerContext, connection: Connection): Hub {
   const created: Hub = { key, locals: new Map(), spectators: new Map(), watchers: null, unsubscribe: () => {}, presence: null, quietUntil: 0 };
   created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
   ctx.hubs.set(key, created);
-  greetWatchers(ctx, created);
   return created;
 }
 

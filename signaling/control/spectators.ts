@@ -17,8 +17,11 @@
  *   shared store, publishes that count on the shard's channel; every node adds
  *   up the counts it heard and tells its players and spectators the total, at
  *   most once per {@link WATCHERS_INTERVAL_MS} (1,000 spectators joining in a
- *   burst cost each listener a few frames, not 1,000). A node new to a shard
- *   publishes 0 once, and the others answer with theirs.
+ *   burst cost each listener a few frames, not 1,000). A node holding
+ *   spectators of a shard publishes its count again every
+ *   {@link WATCHERS_REFRESH_MS}: a node that came to the shard later learns it
+ *   within that, and the count of a node that died (and says nothing more)
+ *   is forgotten after three of them. Hubs without spectators publish nothing.
  * - Bounded: SignalingLimits.maxSpectatorsPerShard over the total a node
  *   knows; every frame of a spectator passes the door's rate limits as a
  *   player's does.
@@ -35,22 +38,31 @@ import { sendRaw } from './outbox.js';
 
 /** Longest a change of the spectator count waits to be told: changes within it leave as one frame. */
 export const WATCHERS_INTERVAL_MS = 100;
+/** A node with spectators of a shard publishes its count this often (a shared store only); silent three times as long, it is forgotten. */
+export const WATCHERS_REFRESH_MS = 5_000;
 
 /** What a hub knows of its shard's spectators beyond its own. */
 export interface Watchers {
-  /** Spectators each other node holds, as it last published (a shared store only). */
-  readonly remote: Map<string, number>;
+  /** Spectators each other node holds, as it last published, and when (a shared store only). */
+  readonly remote: Map<string, { readonly count: number; readonly at: number }>;
   /** The total last told to this hub's players and spectators. */
   told: number;
   /** This node's count as last published (-1: not yet). */
   published: number;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Publishes this node's count again while it holds spectators (see WATCHERS_REFRESH_MS). */
+  refresh: ReturnType<typeof setInterval> | undefined;
 }
 
 /** How many spectators watch the hub's shard, as far as this node knows. */
 export function totalWatchers(hub: Hub): number {
   let total = hub.spectators.size;
-  if (hub.watchers) for (const count of hub.watchers.remote.values()) total += count;
+  if (!hub.watchers) return total;
+  const forgotten = performance.now() - 3 * WATCHERS_REFRESH_MS;
+  for (const [node, heard] of hub.watchers.remote) {
+    if (heard.at < forgotten) hub.watchers.remote.delete(node);
+    else total += heard.count;
+  }
   return total;
 }
 
@@ -70,21 +82,14 @@ export function detachSpectator(ctx: ServerContext, hub: Hub): void {
   countChanged(ctx, hub);
 }
 
-/** A hub made on this node: on a shared store it says so (count 0), and the nodes with spectators answer with their counts. */
-export function greetWatchers(ctx: ServerContext, hub: Hub): void {
-  if (ctx.nodeId !== null) publishCount(ctx, hub, 0);
-}
-
 /** Another node's count for this hub's shard. */
 export function onWatchers(ctx: ServerContext, hub: Hub, node: string, count: number): void {
   if (node === ctx.nodeId || node === '') return; // our own, heard back
   const watchers = (hub.watchers ??= newWatchers());
-  const known = watchers.remote.has(node);
-  if (count > 0) watchers.remote.set(node, count);
+  const previous = watchers.remote.get(node)?.count ?? 0;
+  if (count > 0) watchers.remote.set(node, { count, at: performance.now() });
   else watchers.remote.delete(node);
-  // A node that did not know ours (new to the shard) hears it again.
-  if (!known && hub.spectators.size > 0) watchers.published = -1;
-  schedule(ctx, hub, watchers);
+  if (count !== previous) schedule(ctx, hub, watchers);
 }
 
 /** A player left for good: this hub's spectators hear that a seat may be free. */
@@ -99,12 +104,14 @@ export function dropWatchers(ctx: ServerContext, hub: Hub): void {
   const watchers = hub.watchers;
   if (!watchers) return;
   clearTimeout(watchers.timer);
+  clearInterval(watchers.refresh);
   watchers.timer = undefined;
+  watchers.refresh = undefined;
   if (ctx.nodeId !== null && watchers.published > 0) publishCount(ctx, hub, 0);
 }
 
 function newWatchers(): Watchers {
-  return { remote: new Map(), told: 0, published: -1, timer: undefined };
+  return { remote: new Map(), told: 0, published: -1, timer: undefined, refresh: undefined };
 }
 
 function countChanged(ctx: ServerContext, hub: Hub): void {
@@ -121,7 +128,16 @@ function flush(ctx: ServerContext, hub: Hub, watchers: Watchers): void {
   watchers.timer = undefined;
   if (ctx.hubs.get(hub.key) !== hub) return; // gone meanwhile
   const own = hub.spectators.size;
-  if (ctx.nodeId !== null && watchers.published !== own) publishCount(ctx, hub, own);
+  if (ctx.nodeId !== null) {
+    if (watchers.published !== own) publishCount(ctx, hub, own);
+    if (own > 0 && watchers.refresh === undefined) {
+      watchers.refresh = setInterval(() => publishCount(ctx, hub, hub.spectators.size), WATCHERS_REFRESH_MS);
+      watchers.refresh.unref?.();
+    } else if (own === 0 && watchers.refresh !== undefined) {
+      clearInterval(watchers.refresh);
+      watchers.refresh = undefined;
+    }
+  }
   const total = totalWatchers(hub);
   if (total === watchers.told) return;
   watchers.told = total;

@@ -103,6 +103,19 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     await waitFor(() => alice.audience.count === 2, 'the count back to 2', 10_000);
   });
 
+  it('a node that comes to a shard after its spectators learns their count from their node\u2019s refresh', async () => {
+    const [n1, n2] = nodes as [NodeProcess, NodeProcess];
+    const host = open(n1);
+    await host.connect({ shardName: 'late-node' });
+    const watcher = open(n1);
+    await watcher.connect({ shardName: 'late-node', spectator: true });
+    await waitFor(() => host.audience.count === 1, 'node 1 counts its spectator');
+    // Node 2 holds nothing of this shard until now: it heard no count when the spectator came.
+    const late = open(n2);
+    await late.connect({ shardName: 'late-node' });
+    await waitFor(() => late.audience.count === 1, 'node 2 learns the count (within one refresh, 5 s)', 15_000);
+  });
+
   it('here and away across nodes: the state is in the Redis record (a newcomer elsewhere reads it) and its changes reach every node', async () => {
     const [n1, n2] = nodes as [NodeProcess, NodeProcess];
     const watcher = open(n1);
