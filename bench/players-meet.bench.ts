@@ -37,8 +37,15 @@
  * the feed (bench/support/meet-demo.ts), from page load (or the focus
  * change) to seeing the other player. Figures only, no target.
  *
+ * Swipe (issue 27, bench/support/meet-swipe.ts): the end of a swipe to a
+ * template → the other players listed in it and its data channels up, the
+ * template prewarmed (connected while preloaded, away) against joining on the
+ * focus change (the baseline, in turns in the same run). Targets (p50):
+ * listed ≤ 100 ms and channels open ≤ 100 ms after the swipe, 2 and 8 players.
+ *
  * Rounds: PLAYERS_MEET_ROUNDS="30,10" (2 and 8 members), PLAYERS_MEET_SIZES="2,8"
- * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part);
+ * (which member counts run), PLAYERS_MEET_DEMO_ROUNDS=3 (0: no demo part),
+ * PLAYERS_MEET_SWIPE_ROUNDS="10,5" (per way; 0,0: no swipe part);
  * PLAYERS_MEET_IFRAME=0 runs each member as a page of its own, PLAYERS_MEET_PRELOAD=0
  * loads peerjs once the join is answered instead of from connect(), PLAYERS_MEET_TICK_MS
  * sets the members' tick (20), PLAYERS_MEET_BASELINES=0 leaves the baselines out
@@ -56,6 +63,7 @@ import { stats, table, type BenchContext, type BenchOutcome, type BenchServer, t
 import { addRound, emptySamples, STEPS, type MeetSamples } from './support/meet-analysis.js';
 import { meetOnDemo, type DemoMeeting } from './support/meet-demo.js';
 import { MEET_MARKS_SCRIPT } from './support/meet-marks.js';
+import { emptySwipeSamples, SWIPE_WAYS, swipeRound, swipeTable, type SwipeSamples, type SwipeWay } from './support/meet-swipe.js';
 import { startPlainSignaling } from './support/plain-signaling.js';
 import { startSignalingProcess } from './support/signaling-process.js';
 
@@ -67,6 +75,10 @@ const [ROUNDS_2, ROUNDS_8] = (process.env['PLAYERS_MEET_ROUNDS'] ?? '30,10').spl
 /** The member counts run (`PLAYERS_MEET_SIZES=8`: only 8), so that each part fits a run of its own on a busy machine. */
 const SIZES = (process.env['PLAYERS_MEET_SIZES'] ?? '2,8').split(',').map(Number);
 const DEMO_ROUNDS = Number(process.env['PLAYERS_MEET_DEMO_ROUNDS'] ?? 3);
+const [SWIPE_ROUNDS_2, SWIPE_ROUNDS_8] = (process.env['PLAYERS_MEET_SWIPE_ROUNDS'] ?? '10,5').split(',').map(Number) as [number, number];
+/** Swipe targets (p50, ms after the end of the swipe): the other players listed, and the data channels open. */
+export const MAX_SWIPE_LISTED_MS = 100;
+export const MAX_SWIPE_MESH_MS = 100;
 /**
  * Each member in a cross-origin iframe of its own page (default), or the member page alone
  * (PLAYERS_MEET_IFRAME=0, an ablation: half the renderer processes).
@@ -259,11 +271,12 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   const baselinesBySize = new Map<number, Map<MemberKind, MeetSamples>>();
   let demo: Record<string, DemoMeeting[]> = {};
   const rawRounds: Record<number, MemberReport[][]> = {};
+  const swipeBySize = new Map<number, Map<SwipeWay, SwipeSamples>>();
   try {
     const server = await context.server();
     const browser = await context.browser();
     context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`);
-    for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members]) => SIZES.includes(members))) {
+    for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
       const byKind = new Map(KINDS.map((kind) => [kind, emptySamples()] as const));
       const samples = byKind.get('kit')!;
       const all: MemberReport[][] = [];
@@ -299,6 +312,23 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       if (BASELINES) context.log(`\n${baselineTable(members, byKind)}`);
       context.log('');
     }
+    for (const [members, rounds] of ([[2, SWIPE_ROUNDS_2], [8, SWIPE_ROUNDS_8]] as const).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
+      const byWay = new Map(SWIPE_WAYS.map((way) => [way, emptySwipeSamples()] as const));
+      const browserContext = await browser.newContext({ viewport: { width: 400, height: 300 } });
+      try {
+        // The ways take turns, round by round (a warm-up of each first), so that both see the same machine.
+        for (let index = -1; index < rounds; index++) {
+          for (const way of index % 2 === 0 ? SWIPE_WAYS : [...SWIPE_WAYS].reverse()) {
+            await swipeRound(browserContext, server, signaling.url, members, way, index < 0 ? null : byWay.get(way)!, problems);
+          }
+        }
+      } finally {
+        await browserContext.close();
+      }
+      swipeBySize.set(members, byWay);
+      context.log(`\nSwipe, ${members} players: ${rounds} rounds per way.\n`);
+      context.log(swipeTable(new Map([[members, byWay]])));
+    }
     if (DEMO_ROUNDS > 0) demo = await demoPart(context, problems);
   } finally {
     await signaling.stop();
@@ -311,6 +341,10 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
     context.log(breakdownTable(bySize));
     if (BASELINES) for (const [members, byKind] of baselinesBySize) context.log(`\n${baselineTable(members, byKind)}`);
+  }
+  if (swipeBySize.size > 0) {
+    context.log('\nSwipe: ms from the end of the swipe (the host telling the template it plays) in the template swiped to.\n');
+    context.log(swipeTable(swipeBySize));
   }
   if (DEMO_ROUNDS > 0) {
     context.log('\nDemo, two users: "page" from the navigation start of /templates/sketch/; "feed" from the focus change to the board (goTo(1)). ms.\n');
@@ -332,5 +366,22 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       detail: `p50 ${f0(mesh.median)} ms, p99 ${f0(mesh.p99)} ms; hello by ${s.helloPaths.mesh} mesh / ${s.helloPaths.relay} relay; ${s.missing} pairs never meshed${floorNote}`,
     });
   }
-  return { targets, data: { sizes: Object.fromEntries(bySize), baselines: Object.fromEntries([...baselinesBySize].map(([members, byKind]) => [members, Object.fromEntries(byKind)])), rounds: rawRounds, demo } };
+  for (const [members, byWay] of swipeBySize) {
+    const warm = byWay.get('prewarmed')!;
+    const cold = byWay.get('join on focus')!;
+    const listed = stats(warm.listed);
+    const mesh = stats(warm.meshAll);
+    const versus = (ours: number, theirs: readonly number[]): string => `; joining on focus in the same run p50 ${f0(stats(theirs).median)} ms (${(ours / stats(theirs).median).toFixed(2)}×)`;
+    targets.push({
+      name: `swipe, ${members} players: the others listed ≤ ${MAX_SWIPE_LISTED_MS} ms after the swipe, prewarmed (p50)`,
+      pass: listed.median <= MAX_SWIPE_LISTED_MS && warm.listedEarly === 0 && warm.failed === 0,
+      detail: `p50 ${f0(listed.median)} ms, max ${f0(listed.max)} ms; listed by another before it came into focus ${warm.listedEarly} times; ${warm.failed} rounds failed${versus(listed.median, cold.listed)}`,
+    });
+    targets.push({
+      name: `swipe, ${members} players: its data channels open ≤ ${MAX_SWIPE_MESH_MS} ms after the swipe, prewarmed (p50)`,
+      pass: mesh.median <= MAX_SWIPE_MESH_MS && warm.failed === 0,
+      detail: `p50 ${f0(mesh.median)} ms, max ${f0(mesh.max)} ms; ${warm.openAtFocus} of ${warm.channels} open before the swipe${versus(mesh.median, cold.meshAll)}`,
+    });
+  }
+  return { targets, data: { swipe: Object.fromEntries([...swipeBySize].map(([members, byWay]) => [members, Object.fromEntries(byWay)])), sizes: Object.fromEntries(bySize), baselines: Object.fromEntries([...baselinesBySize].map(([members, byKind]) => [members, Object.fromEntries(byKind)])), rounds: rawRounds, demo } };
 }

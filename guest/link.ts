@@ -59,6 +59,16 @@ export class GuestLink {
     return this.#hostProjectId;
   }
 
+  /** Whether the host says when this template is in front of its viewer by playback (a feed: WelcomeMessage.focus). */
+  get focusByPlayback(): boolean {
+    return this.#focusByPlayback;
+  }
+
+  /** What the host last said of playback (`playbackStateChanged`): a Dispatch made after it still knows. */
+  get isPlaying(): boolean {
+    return this.#isPlaying;
+  }
+
   /** Resolves once the link is made or the page runs standalone. */
   settled(): Promise<void> {
     if (this.#state !== 'connecting') return Promise.resolve();
@@ -67,6 +77,8 @@ export class GuestLink {
 
   #state: GuestLinkState = 'connecting';
   #hostProjectId: string | undefined;
+  #focusByPlayback = false;
+  #isPlaying = false;
   #refused = 0;
   readonly #options: GuestLinkOptions;
   readonly #helloId = newHelloId();
@@ -174,6 +186,7 @@ export class GuestLink {
       this.#port.close();
     }
     this.#hostProjectId = welcome.projectId;
+    this.#focusByPlayback = welcome.focus === 'playback';
     this.#link(port);
   };
 
@@ -184,6 +197,7 @@ export class GuestLink {
     const handlers: { [name: string]: (...args: unknown[]) => unknown } = {};
     for (const name of GUEST_METHODS) {
       handlers[name] = (...args: unknown[]) => {
+        if (name === 'playbackStateChanged' && typeof args[0] === 'boolean') this.#isPlaying = args[0];
         const registered = this.#handlers.get(name);
         if (registered === undefined) return undefined;
         let result: unknown;

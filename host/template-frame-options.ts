@@ -42,6 +42,13 @@ export interface TemplateFrameOptions {
    */
   readonly projectId?: string;
   /**
+   * Whether this host tells the template when it is in front of the viewer with
+   * `playbackStateChanged` (a feed does: `<platform-feed>` sets it). The template's
+   * `Platform.dispatch` then shows it `away` to the others until it plays (preloaded, scrolled
+   * past), instead of `here` while its page is visible. Default false.
+   */
+  readonly focusByPlayback?: boolean;
+  /**
    * Messages the guest may send per second, sustained, once `maxCallsBurst`
    * is spent: every call on its port (allowed or refused), every answer to
    * no call of ours, every hello. Above it the guest is unlinked with

@@ -91,6 +91,7 @@ export class TemplateFrame {
   #unlinkedWith: PlatformError | null = null;
 
   readonly #projectId: string | undefined;
+  readonly #focusByPlayback: boolean;
 
   constructor(options: TemplateFrameOptions) {
     const src = new URL(options.src, location.href);
@@ -102,6 +103,7 @@ export class TemplateFrame {
       throw new PlatformError('INVALID_ARGUMENT', `projectId ${JSON.stringify(options.projectId.slice(0, 64))} is not a project id`);
     }
     this.#projectId = options.projectId;
+    this.#focusByPlayback = options.focusByPlayback === true;
     this.origin = src.origin;
     this.#acceptedOrigins = new Set([src.origin, ...(options.allowedOrigins ?? [])]);
     this.#handlers = new HandlerLayers(options.handlers ?? {});
@@ -283,7 +285,13 @@ export class TemplateFrame {
     channel.port1.start();
     this.#link = { helloId, port: channel.port1, caller: served.caller, stopServing: () => served.stop() };
     this.#state = 'linked';
-    const welcome: WelcomeMessage = { type: 'platform-kit:welcome', version: PROTOCOL_VERSION, helloId, ...(this.#projectId === undefined ? {} : { projectId: this.#projectId }) };
+    const welcome: WelcomeMessage = {
+      type: 'platform-kit:welcome',
+      version: PROTOCOL_VERSION,
+      helloId,
+      ...(this.#projectId === undefined ? {} : { projectId: this.#projectId }),
+      ...(this.#focusByPlayback ? { focus: 'playback' } : {}),
+    };
     // Answer the exact origin that said hello, never '*'.
     source.postMessage(welcome, origin, [channel.port2]);
     clearTimeout(this.#handshakeTimer);

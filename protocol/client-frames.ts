@@ -5,7 +5,7 @@
 import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
-import type { EventPayload } from './signaling-members.js';
+import { isPresenceState, type EventPayload, type PresenceState } from './signaling-members.js';
 
 /** First frame: join (or resume). */
 export interface JoinMessage {
@@ -21,6 +21,23 @@ export interface JoinMessage {
   readonly authorization?: string;
   readonly userInfo?: EventPayload;
   readonly resume?: { readonly clientId: string; readonly resumeToken: string };
+  /** Joins `'away'` (a template preloaded in a feed): the others list it once it says `'here'`. Absent: here. */
+  readonly state?: PresenceState;
+  /** Watches the shard instead of playing in it (see DispatchConfigurationInput.spectator). */
+  readonly spectator?: true;
+  /** A full named shard makes this client a spectator instead of answering SHARD_FULL. */
+  readonly spectateWhenFull?: true;
+}
+/** Tells the shard whether this member is looked at ({@link PresenceState}); answered `ok`. */
+export interface FocusMessage {
+  readonly type: 'focus';
+  readonly id: number;
+  readonly state: PresenceState;
+}
+/** A spectator asks for a seat among the players; answered `joined` (now a player) or SHARD_FULL. */
+export interface TakeSeatMessage {
+  readonly type: 'takeSeat';
+  readonly id: number;
 }
 /** Identify with a user token. */
 export interface IdentifyMessage {
@@ -74,7 +91,7 @@ export interface LeaveMessage {
 }
 
 /** Everything a client may send. */
-export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage;
+export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage | FocusMessage | TakeSeatMessage;
 
 function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
@@ -89,6 +106,8 @@ const CLIENT_FRAME_TYPES: { readonly [Type in ClientMessage['type']]: true } = {
   info: true,
   ping: true,
   leave: true,
+  focus: true,
+  takeSeat: true,
 };
 
 function isClientFrameType(value: unknown): value is ClientMessage['type'] {
@@ -113,7 +132,7 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
     case 'ping':
       return isCount(value['id']) && isTime(value['c']) ? (value as unknown as PingMessage) : null;
     case 'join': {
-      const { v, id, projectId, projectToken, kind, shardName, maxConnectionsPerShard, authorization, userInfo, resume } = value;
+      const { v, id, projectId, projectToken, kind, shardName, maxConnectionsPerShard, authorization, userInfo, resume, state, spectator, spectateWhenFull } = value;
       if (!isCount(v) || !isCount(id) || typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) return null;
       if (kind !== 'browser' && kind !== 'backend') return null;
       if (projectToken !== undefined && !isId(projectToken, 1024)) return null;
@@ -122,15 +141,20 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
       if (authorization !== undefined && !isId(authorization, 8192)) return null;
       if (userInfo !== undefined && !isPayload(userInfo)) return null;
       if (resume !== undefined && !(isObject(resume) && isId(resume['clientId']) && isId(resume['resumeToken'], 512))) return null;
+      if (state !== undefined && !isPresenceState(state)) return null;
+      if ((spectator !== undefined && spectator !== true) || (spectateWhenFull !== undefined && spectateWhenFull !== true)) return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':
       return isCount(value['id']) && isId(value['token'], 8192) ? (value as unknown as IdentifyMessage) : null;
     case 'userInfo':
       return isCount(value['id']) && isPayload(value['userInfo']) ? (value as unknown as UserInfoMessage) : null;
+    case 'focus':
+      return isCount(value['id']) && isPresenceState(value['state']) ? (value as unknown as FocusMessage) : null;
     case 'info':
     case 'leave':
-      return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage) : null;
+    case 'takeSeat':
+      return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage | TakeSeatMessage) : null;
     default:
       return unreachable(type, 'client frame type');
   }

@@ -44,6 +44,12 @@ export interface WelcomeMessage {
    * that each know their project.
    */
   readonly projectId?: string;
+  /**
+   * `'playback'`: this host (a feed) says when the template is in front of its viewer with
+   * `playbackStateChanged`; until it plays, its `Platform.dispatch` shows it `away` (preloaded).
+   * Absent: the template is in front of its viewer while its page is visible (an editor, a page).
+   */
+  readonly focus?: 'playback';
 }
 
 const HELLO_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -60,13 +66,15 @@ export function parseHello(data: unknown): HelloMessage | null {
 /** Guard: a {@link WelcomeMessage}, or null. */
 export function parseWelcome(data: unknown): WelcomeMessage | null {
   if (typeof data !== 'object' || data === null) return null;
-  const { type, version, helloId, projectId } = data as Record<string, unknown>;
+  const { type, version, helloId, projectId, focus } = data as Record<string, unknown>;
   if (type !== 'platform-kit:welcome' || version !== PROTOCOL_VERSION) return null;
   if (typeof helloId !== 'string' || !HELLO_ID.test(helloId)) return null;
-  if (projectId === undefined) return { type, version, helloId };
+  // Any other value is a newer host's: the template falls back to its page's visibility.
+  const focusPart = focus === 'playback' ? { focus: 'playback' as const } : {};
+  if (projectId === undefined) return { type, version, helloId, ...focusPart };
   // A project id that is not one is a broken host: the welcome is refused, not half taken.
   if (typeof projectId !== 'string' || !PROJECT_ID_PATTERN.test(projectId)) return null;
-  return { type, version, helloId, projectId };
+  return { type, version, helloId, projectId, ...focusPart };
 }
 
 /** A fresh random hello id. */

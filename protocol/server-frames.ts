@@ -6,7 +6,7 @@ import { isErrorCode, type SerializedError } from './errors.js';
 import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
-import type { EventPayload, MemberWire, ShardInfo } from './signaling-members.js';
+import { isPresenceState, type EventPayload, type MemberWire, type ShardInfo } from './signaling-members.js';
 
 /** Answer to `join`. */
 export interface JoinedMessage {
@@ -29,6 +29,19 @@ export interface JoinedMessage {
   readonly identifyError: SerializedError | null;
   /** Server clock at send. */
   readonly s: number;
+  /** True when this client watches the shard (a spectator): it is in no member list and sends no event. */
+  readonly spectator?: true;
+  /** How many spectators watch the shard now. */
+  readonly watchers?: number;
+}
+/** How many spectators watch the shard: sent to players and spectators when it changes (coalesced). */
+export interface WatchersMessage {
+  readonly type: 'watchers';
+  readonly count: number;
+}
+/** To spectators: a player left the shard for good, so a seat may be free (ask for it with a `takeSeat` request). */
+export interface SeatMessage {
+  readonly type: 'seat';
 }
 /** A plain success answer. */
 export interface OkMessage {
@@ -78,7 +91,7 @@ export interface PongMessage {
 }
 
 /** Everything the server may send. */
-export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage;
+export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage | WatchersMessage | SeatMessage;
 
 function isSerializedError(value: unknown): value is SerializedError {
   return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
@@ -91,6 +104,8 @@ function isMember(value: unknown): value is MemberWire {
     isPayload(value['userInfo']) &&
     (value['userId'] === null || isId(value['userId'], 256)) &&
     isTime(value['connectedAt']) &&
+    // Absent from a server of an earlier version: the member is here (guest/dispatch/membership.ts).
+    (value['state'] === undefined || isPresenceState(value['state'])) &&
     (value['peerId'] === null || isId(value['peerId']))
   );
 }
@@ -105,6 +120,8 @@ function isPresenceChange(value: unknown): value is PresenceChange {
 /** Every server frame type, each once: a type added to {@link ServerMessage} and not here does not compile. */
 const SERVER_FRAME_TYPES: { readonly [Type in ServerMessage['type']]: true } = {
   joined: true,
+  watchers: true,
+  seat: true,
   ok: true,
   error: true,
   event: true,
@@ -164,11 +181,17 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         ) &&
         (value['userId'] === null || isId(value['userId'], 256)) &&
         (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
-        isTime(value['s']);
+        isTime(value['s']) &&
+        (value['spectator'] === undefined || value['spectator'] === true) &&
+        (value['watchers'] === undefined || isCount(value['watchers']));
       return ok ? (value as unknown as JoinedMessage) : null;
     }
     case 'ok':
       return isCount(value['id']) ? (value as unknown as OkMessage) : null;
+    case 'watchers':
+      return isCount(value['count']) ? (value as unknown as WatchersMessage) : null;
+    case 'seat':
+      return { type: 'seat' };
     case 'error':
       return isSerializedError(value['error']) &&
         (value['id'] === undefined || isCount(value['id'])) &&

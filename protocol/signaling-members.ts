@@ -21,7 +21,20 @@ export interface ConnectedClient {
   readonly userId: string | null;
   /** When the client joined (server clock, ms since the epoch). */
   readonly connectedAt: number;
+  /**
+   * `'here'`: the member's template is in front of its viewer (in focus in a feed, a visible
+   * page). `'away'`: connected and ready but not looked at (preloaded in a feed, scrolled past,
+   * a hidden tab). Set by the member's own client, never by another one. Beyond the spec (its
+   * fields are "not shown"): `onConnectedClientsChanged` lists only members `here` unless asked.
+   */
+  readonly state: PresenceState;
 }
+
+/** Whether a member is looked at: see {@link ConnectedClient.state}. */
+export type PresenceState = 'here' | 'away';
+
+/** Guard for {@link PresenceState}. */
+export const isPresenceState = (value: unknown): value is PresenceState => value === 'here' || value === 'away';
 
 /** A member on the wire: {@link ConnectedClient} plus its peer id (browser members only) for the mesh. */
 export interface MemberWire extends ConnectedClient {

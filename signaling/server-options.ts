@@ -91,6 +91,13 @@ export interface SignalingLimits {
    */
   readonly maxShardsPerAddressPerMinute: number;
   /**
+   * Spectators one shard may have (`connect({ spectator: true })`, or
+   * `spectateWhenFull` at a full shard), over every node (each node adds up
+   * the counts the others publish). Default 10,000; above: `SHARD_FULL`.
+   * Spectators never count toward a shard's `maxConnectionsPerShard`.
+   */
+  readonly maxSpectatorsPerShard: number;
+  /**
    * Most shards one `info()` answers with, the emptiest first (most room
    * left for the default capacity). Default 100. An answer also costs the
    * client one message token per 4 KiB it takes (an answer the bucket cannot

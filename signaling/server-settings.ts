@@ -22,6 +22,7 @@ export const DEFAULT_LIMITS: SignalingLimits = {
   maxRefusals: 30,
   maxPeerMessagesPerSecond: 200,
   maxShardsPerAddressPerMinute: 100,
+  maxSpectatorsPerShard: 10_000,
   maxInfoShards: 100,
   maxUnjoinedSocketsPerAddress: 256,
 };
@@ -62,7 +63,7 @@ export function resolveSettings(options: SignalingServerOptions): ServerSettings
   const joinLimited = checkAllowance(limits.maxJoinsPerAddressPerMinute, 'maxJoinsPerAddressPerMinute');
   const shardsLimited = checkAllowance(limits.maxShardsPerAddressPerMinute, 'maxShardsPerAddressPerMinute');
   const unjoinedLimited = checkAllowance(limits.maxUnjoinedSocketsPerAddress, 'maxUnjoinedSocketsPerAddress');
-  for (const key of ['maxJsonDepth', 'maxRefusals', 'maxPeerMessagesPerSecond', 'maxInfoShards'] as const) {
+  for (const key of ['maxJsonDepth', 'maxRefusals', 'maxPeerMessagesPerSecond', 'maxInfoShards', 'maxSpectatorsPerShard'] as const) {
     const value = limits[key];
     if (!(value === Infinity || (Number.isInteger(value) && value >= 1))) throw new PlatformError('INVALID_CONFIG', `${key} is a whole number of at least 1 (or Infinity)`);
   }

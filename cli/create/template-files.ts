@@ -2,7 +2,7 @@
  * The files of a new template project (`platform-kit create`): the smallest template that does
  * what a host expects: draws after ready() (the host's values arrive before it), calls load()
  * (a feed skips a template that does not), keeps its text clear of the feed's buttons, and joins
- * its shard only while it plays (a preloaded feed item must not count as a present player).
+ * its shard at once (a preloaded feed item is away, listed by nobody, until it plays).
  */
 
 /** The versions a new project's package.json asks for. */
@@ -86,15 +86,13 @@ remix.onValueChanged(render); // the editor changed a value
 remix.onSetRemixing((isRemixing) => title.classList.toggle('editable', isRemixing));
 title.addEventListener('click', () => remix.onPresentControl(['card', 'title']));
 
-// Multiplayer: join while this template plays (in focus in a feed), leave when it does not,
-// so a preloaded feed item never counts as a player. The host names the project.
+// Multiplayer: join at once, preloaded in a feed too. Until it comes into focus this template is
+// away (connected, listed by nobody); in focus it is here at once, its peers already linked. The
+// list holds the players here (add { includeAway: true } for all). The host names the project.
 const dispatch = Platform.dispatch;
 dispatch.onConnectedClientsChanged((clients) => (players.textContent = \`\${clients.length} here\`));
 dispatch.onError((error) => (players.textContent = error.message));
-feed.onPlaybackStateChanged((isPlaying) => {
-  if (isPlaying) dispatch.connect().catch(() => undefined); // onError says why
-  else void dispatch.disconnect().then(() => (players.textContent = ''));
-});
+dispatch.connect().catch(() => undefined); // onError says why
 
 // After every listener is set: the host's values arrive before ready() resolves, so draw then.
 remix.ready().then(render);

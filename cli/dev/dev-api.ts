@@ -161,8 +161,9 @@ export class DevApi {
         for (const shard of await store.shards(project)) {
           const members = await store.members(project, shard.shardName);
           // Online ones only: a closed page's members stay in the store for their reconnection grace,
-          // and a workbench reloaded would otherwise see its last feed's frames as its own.
-          shards.push({ project, name: shard.shardName, members: members.filter((member) => member.online).map((member) => member.clientId) });
+          // and a workbench reloaded would otherwise see its last feed's frames as its own. And
+          // members here only: a preloaded frame may join early, away (ConnectedClient.state).
+          shards.push({ project, name: shard.shardName, members: members.filter((member) => member.online && member.state !== 'away').map((member) => member.clientId) });
         }
       }
     } catch {

@@ -30,6 +30,10 @@ export interface ControlConnectionHost {
    * changes that follow `joined` would otherwise be applied before its member list.
    */
   onJoined(message: JoinedMessage): void;
+  /** How many spectators watch the shard now. */
+  onWatchers(count: number): void;
+  /** To a spectator: a player left for good, a seat may be free. */
+  onSeat(): void;
   /** An error frame no request waits for (a relayed event refused, say). */
   onServerError(error: PlatformError): void;
   /** The socket closed by itself (not by {@link ControlConnection.close}); the requests it carried failed. */
@@ -274,6 +278,10 @@ export class ControlConnection {
         return this.#host.onEvent(message);
       case 'presence':
         return this.#host.onPresence(message);
+      case 'watchers':
+        return this.#host.onWatchers(message.count);
+      case 'seat':
+        return this.#host.onSeat();
       case 'error': {
         const error = deserializeError(message.error);
         const pending = message.id !== undefined ? this.#pending.get(message.id) : undefined;

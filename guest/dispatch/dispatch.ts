@@ -9,9 +9,18 @@ import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
 import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
 import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
-import { DispatchListeners } from './listeners.js';
+import { DispatchListeners, type PresenceListenerOptions } from './listeners.js';
 import { DispatchSession } from './session.js';
-import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SocketLike } from './types.js';
+import { followViewerFocus } from './viewer-focus.js';
+import type {
+  ConnectionInfo,
+  DispatchConfigurationInput,
+  DispatchErrorCallback,
+  MessageHandlerCallback,
+  SeatAvailableCallback,
+  SocketLike,
+  SpectatorsChangedCallback,
+} from './types.js';
 
 /** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
 export interface BrowserDispatchOptions extends PeerTransportOptions {
@@ -155,9 +164,43 @@ export class BrowserDispatch {
    * coalesces a shard's presence per turn and, in a burst, per
    * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
    * the last of them. A member is always listed before its first event arrives.
+   *
+   * The list holds the members `here` (ConnectedClient.state: their template is
+   * in front of its viewer), this client included once it is; members `away`
+   * (preloaded in a feed, scrolled past, a hidden tab) are connected and
+   * reachable but left out, unless `options.includeAway` is true. A member that
+   * comes into focus is listed at once: it was connected, only its state changes.
    */
-  onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void): () => void {
-    return this.#listeners.presence.add(callback);
+  onConnectedClientsChanged(callback: (connectedClients: ConnectedClient[]) => void, options?: PresenceListenerOptions): () => void {
+    return this.#listeners.addPresence(callback, options);
+  }
+
+  /** Listens to how many spectators watch the shard (players and spectators hear it). Returns the unsubscribe function. Beyond the spec. */
+  onSpectatorsChanged(callback: SpectatorsChangedCallback): () => void {
+    return this.#listeners.spectators.add(callback);
+  }
+
+  /**
+   * A spectator listens for a free seat: a player left the shard for good. Then
+   * {@link takeSeat} may succeed (others may take it first). Returns the unsubscribe function. Beyond the spec.
+   */
+  onSeatAvailable(callback: SeatAvailableCallback): () => void {
+    return this.#listeners.seats.add(callback);
+  }
+
+  /**
+   * A spectator becomes a player of its shard, under the same client id: resolves with the
+   * connection (a player's: no `spectator`) once it is listed and can emit. Rejects `SHARD_FULL` when
+   * no seat is free (it watches on), `INVALID_ARGUMENT` when it plays already. Beyond the spec.
+   */
+  takeSeat(): Promise<ConnectionInfo> {
+    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
+    return this.#session.takeSeat();
+  }
+
+  /** How many spectators watch the shard, as last told (0 before connecting). Beyond the spec. */
+  get spectatorCount(): number {
+    return this.#session?.audience.count ?? 0;
   }
 
   /** Listens to errors no promise carries (a refused relayed event, a reconnection given up, a bad token at connect). */
@@ -199,6 +242,9 @@ export class BrowserDispatch {
       this.#listeners,
     );
     if (this.#userInfo) void session.setUserInfo(this.#userInfo);
+    // Here or away as the viewer looks (viewer-focus.ts): a template preloaded in a feed joins away.
+    const focus = followViewerFocus((state) => session.setPresenceState(state));
+    session.setPresenceState(focus.state);
     this.#session = session;
     return session;
   }

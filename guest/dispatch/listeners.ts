@@ -11,7 +11,13 @@
  * listener that throws is logged and does not stop the others or the stream.
  */
 import { PlatformError } from '../../protocol/errors.js';
-import type { ConnectedClientsChangedHandlerCallback, DispatchErrorCallback, MessageHandlerCallback } from './types.js';
+import type {
+  ConnectedClientsChangedHandlerCallback,
+  DispatchErrorCallback,
+  MessageHandlerCallback,
+  SeatAvailableCallback,
+  SpectatorsChangedCallback,
+} from './types.js';
 
 /** Any listener: its arguments are the registry's, it returns nothing the registry reads. */
 type Listener = (...args: never[]) => void;
@@ -22,6 +28,8 @@ export class ListenerList<L extends Listener> {
   readonly #what: string;
   /** Replaced, never changed in place: a notification walks the array it found. */
   #listeners: readonly L[] = [];
+  /** Counts additions: a notifier that skips unchanged news (membership.ts) must still tell a new listener. */
+  #generation = 0;
 
   constructor(what: string) {
     this.#what = what;
@@ -34,6 +42,7 @@ export class ListenerList<L extends Listener> {
   add(listener: L): () => void {
     if (typeof listener !== 'function') throw new PlatformError('INVALID_ARGUMENT', `${this.#what} must be a function`);
     this.#listeners = [...this.#listeners, listener];
+    this.#generation++;
     let added = true;
     return () => {
       if (!added) return;
@@ -41,6 +50,11 @@ export class ListenerList<L extends Listener> {
       const index = this.#listeners.indexOf(listener);
       if (index >= 0) this.#listeners = [...this.#listeners.slice(0, index), ...this.#listeners.slice(index + 1)];
     };
+  }
+
+  /** Grows with every listener added. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** How many listeners there are. */
@@ -107,8 +121,28 @@ export class NamedListenerLists<L extends Listener> {
 export class DispatchListeners {
   /** `on(eventName, callback)`. */
   readonly events = new NamedListenerLists<MessageHandlerCallback>('an event listener');
-  /** `onConnectedClientsChanged`. */
+  /** `onConnectedClientsChanged`: the members here. */
   readonly presence = new ListenerList<ConnectedClientsChangedHandlerCallback>('a presence listener');
+  /** `onConnectedClientsChanged(callback, { includeAway: true })`: every member, here or away. */
+  readonly presenceWithAway = new ListenerList<ConnectedClientsChangedHandlerCallback>('a presence listener');
+  /** `onSpectatorsChanged`: how many watch. */
+  readonly spectators = new ListenerList<SpectatorsChangedCallback>('a spectator listener');
+  /** `onSeatAvailable`: a seat may be free for this spectator. */
+  readonly seats = new ListenerList<SeatAvailableCallback>('a seat listener');
   /** `onError`: errors no promise carries. */
   readonly errors = new ListenerList<DispatchErrorCallback>('an error listener');
+
+  /** Adds a presence listener to the list its options choose; returns the function that removes it. */
+  addPresence(callback: ConnectedClientsChangedHandlerCallback, options: PresenceListenerOptions = {}): () => void {
+    return options.includeAway === true ? this.presenceWithAway.add(callback) : this.presence.add(callback);
+  }
+}
+
+/** Options of a presence listener (`onConnectedClientsChanged`'s second argument). */
+export interface PresenceListenerOptions {
+  /**
+   * Also list members that are `away` (connected but not looked at: preloaded in a feed,
+   * scrolled past, a hidden tab). Default false: only members `here`.
+   */
+  readonly includeAway?: boolean;
 }

@@ -30,6 +30,7 @@ import {
   type JoinedMessage,
   type JoinMessage,
   type PresenceMessage,
+  type PresenceState,
   type ShardInfo,
   type WireLimits,
 } from '../../protocol/signaling.js';
@@ -38,7 +39,10 @@ import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
 import { DispatchListeners } from './listeners.js';
+import { Audience } from './audience.js';
 import { Membership } from './membership.js';
+import type { PresenceListenerOptions } from './listeners.js';
+import { OwnPresence } from './own-presence.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
   ConnectionInfo,
@@ -78,6 +82,8 @@ export class DispatchSession {
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
   readonly #membership: Membership;
+  readonly #audience: Audience;
+  readonly #presence: OwnPresence;
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
 
@@ -88,19 +94,30 @@ export class DispatchSession {
   constructor(options: SessionOptions, listeners: DispatchListeners = new DispatchListeners()) {
     this.#options = options;
     this.#listeners = listeners;
-    this.#membership = new Membership(listeners.presence);
+    this.#membership = new Membership(listeners);
+    this.#audience = new Audience(listeners);
     this.#clock = new ServerClock(options.clockSkewMs ?? 0);
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
       onPresence: (message) => this.#onPresence(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
+      onWatchers: (count) => this.#audience.setCount(count),
+      onSeat: () => this.#audience.seatAvailable(),
       onServerError: (error) => this.#emitError(error),
       onClose: () => {
         if (this.#state === 'connected' || this.#state === 'reconnecting') this.#scheduleReconnect();
       },
     });
     this.#receiver = new EventReceiver(this.#clock, listeners.events);
+    this.#presence = new OwnPresence({
+      membership: this.#membership,
+      clientId: () => this.#info?.clientId,
+      spectator: () => this.#audience.spectator,
+      connected: () => this.#state === 'connected',
+      send: (state) => this.#connection.request({ type: 'focus', state }),
+      emitError: (error) => this.#emitError(error),
+    });
     // What the sender reads of the session, read when it sends (the limits and id change with each join).
     // Getters cannot be arrows: they read the session's private fields through this name.
     // eslint-disable-next-line @typescript-eslint/no-this-alias
@@ -145,6 +162,9 @@ export class DispatchSession {
     if (config.shardName !== undefined && !isShardName(config.shardName)) {
       return Promise.reject(new PlatformError('INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit'));
     }
+    if (config.spectateWhenFull === true && config.shardName === undefined) {
+      return Promise.reject(new PlatformError('INVALID_CONFIG', 'spectateWhenFull needs a shardName: only a named shard is ever full'));
+    }
     this.#config = config;
     this.#authorization = config.authorization;
     this.#state = 'connecting';
@@ -186,7 +206,44 @@ export class DispatchSession {
    * the connection (event-sender.ts says how, and what a failure does).
    */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
+    if (this.#audience.spectator) return Promise.reject(new PlatformError('FORBIDDEN', 'a spectator cannot emit events: takeSeat() first'));
     return this.#sender.emit(eventName, payload, recipients);
+  }
+
+  /**
+   * Tells the shard whether this client's viewer looks at it: `'here'` (in focus, a visible
+   * page) or `'away'` (preloaded in a feed, scrolled past, a hidden tab). This client's own
+   * listeners see the change at once; the others when the server tells them. Before `connect()`
+   * (or while reconnecting) it goes with the join.
+   */
+  setPresenceState(state: PresenceState): void {
+    this.#presence.set(state);
+  }
+
+  /** This client's presence state (see setPresenceState). */
+  get presenceState(): PresenceState {
+    return this.#presence.state;
+  }
+
+  /**
+   * A spectator takes a seat among the players: resolves with the connection (the same client
+   * id, now a player: the members, the mesh and emitEvent as after a join). Rejects `SHARD_FULL`
+   * when no seat is free (the client watches on), `INVALID_ARGUMENT` when it plays already.
+   */
+  async takeSeat(): Promise<ConnectionInfo> {
+    this.#assertConnected();
+    if (!this.#audience.spectator) throw new PlatformError('INVALID_ARGUMENT', 'this client plays already: only a spectator takes a seat');
+    const reply = await this.#connection.request({ type: 'takeSeat' });
+    if (reply.type !== 'joined') throw new PlatformError('INVALID_MESSAGE', 'the server answered takeSeat with something else');
+    await this.#onJoined(reply, false);
+    // A spectator's user info went nowhere (it is in no list): it goes with the seat.
+    if (Object.keys(this.#userInfo).length > 0) await this.#connection.request({ type: 'userInfo', userInfo: this.#userInfo });
+    return this.#info!;
+  }
+
+  /** Who watches: the spectator count and its listeners, and the seat listeners (`onCount`, `onSeat`). */
+  get audience(): Audience {
+    return this.#audience;
   }
 
   /** Identifies this client with a user token; rejects with `INVALID_TOKEN` or `TOKEN_EXPIRED` (still connected). */
@@ -233,8 +290,8 @@ export class DispatchSession {
    * `presenceIntervalMs`, 25 ms by default) fire it once, with the list after
    * the last of them. A member is always listed before its first event arrives.
    */
-  onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback): () => void {
-    return this.#listeners.presence.add(callback);
+  onConnectedClientsChanged(callback: ConnectedClientsChangedHandlerCallback, options?: PresenceListenerOptions): () => void {
+    return this.#listeners.addPresence(callback, options);
   }
 
   /** Listens to errors no promise can carry. Returns the unsubscribe function. */
@@ -292,7 +349,12 @@ export class DispatchSession {
       ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
       ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
       userInfo: this.#userInfo,
-      ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+      ...(this.#presence.joining() === 'away' ? { state: 'away' } : {}),
+      // A client that took a seat plays on after a reconnection, whatever its config said.
+      ...(this.#config.spectator === true && !(resuming && info && !info.spectator) ? { spectator: true } : {}),
+      ...(this.#config.spectateWhenFull === true ? { spectateWhenFull: true } : {}),
+      // A spectator holds no place to resume: it watches anew.
+      ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
     };
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
@@ -302,7 +364,11 @@ export class DispatchSession {
 
   async #onJoined(reply: JoinedMessage, resuming: boolean): Promise<void> {
     const previous = this.#info;
-    this.#info = { clientId: reply.clientId, shardName: reply.shardName };
+    const spectator = reply.spectator === true;
+    this.#audience.spectator = spectator;
+    // A player's connection stays exactly { clientId, shardName } (the spec's ConnectionInfo).
+    this.#info = spectator ? { clientId: reply.clientId, shardName: reply.shardName, spectator } : { clientId: reply.clientId, shardName: reply.shardName };
+    this.#audience.setCount(reply.watchers ?? 0);
     this.#resumeToken = reply.resumeToken;
     this.#limits = reply.limits;
     this.#userId = reply.userId;
@@ -311,7 +377,7 @@ export class DispatchSession {
       if (resuming || this.#authorization === this.#config.authorization) this.#authorization = undefined;
       this.#emitError(error);
     }
-    if (resuming && previous && previous.clientId !== reply.clientId) {
+    if (resuming && previous && !previous.spectator && previous.clientId !== reply.clientId) {
       // Back after the grace period: a new id. Receivers keep order per id, so nothing to resend.
       this.#sender.forgetOrder();
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
@@ -331,6 +397,8 @@ export class DispatchSession {
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
     if (resuming) this.#startPeer(reply);
+    // The viewer looked (or looked away) while the join was on its way: the server hears it now.
+    this.#presence.flush();
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();

@@ -16,6 +16,12 @@ export interface ConnectionInfo {
   readonly clientId: string;
   /** The shard this client is in. */
   readonly shardName: string;
+  /**
+   * True when this client watches the shard (`spectator`, or `spectateWhenFull` at a full
+   * shard): it hears broadcasts and presence, is in no member list and cannot emit. Absent for a
+   * player. Beyond the spec.
+   */
+  readonly spectator?: true;
 }
 
 /** The argument of `connect` (spec: DispatchConfigurationInput). */
@@ -26,6 +32,20 @@ export interface DispatchConfigurationInput {
   readonly maxConnectionsPerShard?: number;
   /** A shard to join by name; without it the server places the client. */
   readonly shardName?: string;
+  /**
+   * Watch instead of play: the client hears the shard's broadcasts, its players' presence and
+   * how many watch (`onSpectatorsChanged`), through the server (never the players' mesh); it
+   * does not count toward `maxConnectionsPerShard`, and `emitEvent` rejects `FORBIDDEN`.
+   * With `shardName` it watches that shard; without, the project's shard with the most
+   * players (`NOT_FOUND` when there is none). `takeSeat()` makes it a player when a seat is
+   * free (`onSeatAvailable` says when). Beyond the spec.
+   */
+  readonly spectator?: boolean;
+  /**
+   * With `shardName`: when that shard is full, watch it as a spectator (see `spectator`)
+   * instead of failing with `SHARD_FULL`. Beyond the spec.
+   */
+  readonly spectateWhenFull?: boolean;
 }
 
 /** Metadata of a received event (spec: DispatchMessageMetadata, plus the sender). */
@@ -98,3 +118,8 @@ export interface SessionOptions {
 
 /** Where a session stands. */
 export type SessionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+/** Callback of `onSpectatorsChanged`: how many spectators watch the shard now. */
+export type SpectatorsChangedCallback = (count: number) => void;
+/** Callback of `onSeatAvailable`: a player left for good; `takeSeat()` may now succeed. */
+export type SeatAvailableCallback = () => void;

@@ -128,6 +128,8 @@ export class LiveFrame {
       allowedOrigins: settings.allowedOrigins,
       ...(settings.templateProjectId === undefined ? {} : { projectId: settings.templateProjectId }),
       callTimeoutMs: settings.callTimeoutMs,
+      // A feed says who is in front of the viewer by playback: a preloaded template is away until it plays.
+      focusByPlayback: true,
       // Our own load timer decides; the frame's handshake timer only has to outlast it.
       handshakeTimeoutMs: settings.loadTimeoutMs + 1_000,
       handlers: source.handlers,

@@ -30,6 +30,10 @@ export class Connection {
   peerId: string | null = null;
   peerToken = '';
   maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
+  /** A spectator (spectators.ts): in its hub's `spectators`, in no member list, sends no event. */
+  spectator = false;
+  /** Whether this member said it is away (handlers/focus.ts); its record says it to the others. */
+  away = false;
   /** Highest event seq received from this client. */
   lastSeq = 0;
   /** Tick of the presence clock when this connection joined its hub: it hears only later changes. */

@@ -17,6 +17,7 @@ import type { ServicesRouter } from '../services/router.js';
 import { JoinLimiter } from '../store/join-limit.js';
 import type { ShardStore } from '../store/store.js';
 import type { Connection } from './connection.js';
+import type { Watchers } from './spectators.js';
 
 /** The part of a Node stream (net.Socket) the fan-out batching uses. */
 export interface CorkableStream {
@@ -39,6 +40,10 @@ export interface Hub {
   /** `projectId\0shardName`. */
   readonly key: string;
   readonly locals: Map<string, Connection>;
+  /** Spectators on this node (spectators.ts): they hear broadcasts and presence, and are no members. */
+  readonly spectators: Map<string, Connection>;
+  /** What the hub knows of the shard's spectators over all nodes (spectators.ts); null until it has any. */
+  watchers: Watchers | null;
   unsubscribe: () => void;
   /** Presence changes not sent yet (null: none). */
   presence: PendingPresence[] | null;
@@ -170,7 +175,10 @@ export const memberKey = (c: Connection): string => `${c.projectId}\u0000${c.sha
 /** Every open control socket, joined or not. */
 export function* liveConnections(ctx: ServerContext): Generator<Connection> {
   yield* ctx.unjoined;
-  for (const hub of ctx.hubs.values()) yield* hub.locals.values();
+  for (const hub of ctx.hubs.values()) {
+    yield* hub.locals.values();
+    yield* hub.spectators.values();
+  }
 }
 
 /**

@@ -15,20 +15,24 @@ import {
   parseClientMessage,
   parseJsonObject,
   type ClientMessage,
+  type FocusMessage,
   type IdentifyMessage,
   type InfoRequest,
   type LeaveMessage,
+  type TakeSeatMessage,
   type UserInfoMessage,
 } from '../../protocol/signaling.js';
 import type { RawData } from 'ws';
 import type { Connection, ControlSocketHandlers } from './connection.js';
 import type { ServerContext } from './context.js';
 import { onEmit } from './handlers/emit.js';
+import { onFocus } from './handlers/focus.js';
 import { onIdentify } from './handlers/identify.js';
 import { onInfo } from './handlers/info.js';
 import { onJoinFrame } from './handlers/join.js';
 import { onLeave } from './handlers/leave.js';
 import { onPing } from './handlers/ping.js';
+import { onTakeSeat } from './handlers/take-seat.js';
 import { onUserInfo } from './handlers/user-info.js';
 import { send } from './outbox.js';
 import { clock, take } from './rate-buckets.js';
@@ -87,6 +91,8 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
     case 'userInfo':
     case 'info':
     case 'leave':
+    case 'focus':
+    case 'takeSeat':
       if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { id: message.id });
       return onMemberMessage(ctx, connection, message);
     default:
@@ -95,7 +101,7 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
 }
 
 /** A frame only a joined member may send. */
-function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage): void {
+function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage | FocusMessage | TakeSeatMessage): void {
   switch (message.type) {
     case 'identify':
       return onIdentify(ctx, connection, message);
@@ -105,6 +111,10 @@ function onMemberMessage(ctx: ServerContext, connection: Connection, message: Id
       return onInfo(ctx, connection, message);
     case 'leave':
       return onLeave(ctx, connection, message);
+    case 'focus':
+      return onFocus(ctx, connection, message);
+    case 'takeSeat':
+      return onTakeSeat(ctx, connection, message);
     default:
       return unreachable(message, 'member frame');
   }

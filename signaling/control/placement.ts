@@ -16,19 +16,22 @@ import { publishPresence } from './presence.js';
 import { clock, restoreBuckets } from './rate-buckets.js';
 import { fail } from './refusals.js';
 import { detach } from './relay.js';
+import { spectatorsFull } from './spectators.js';
 
 /**
  * Places a fresh member: a new client id (and peer id) in the shard the join
  * names, or in one with room. Returns false once the join was refused
  * (answered; the connection is 'new' again).
  */
-export async function placeNew(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<boolean> {
+export async function placeNew(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null, userInfo: EventPayload): Promise<boolean | 'spectate'> {
   const id = message.id;
   connection.clientId = randomId();
   connection.userId = userId;
   issuePeerId(connection);
   const outcome = await joinStore(ctx, connection, message.shardName, userInfo);
   if (!outcome.ok) {
+    // A full named shard, for a client that would rather watch than be turned away.
+    if (outcome.reason === 'SHARD_FULL' && message.spectateWhenFull === true) return 'spectate';
     connection.state = 'new';
     const code: ErrorCode = outcome.reason === 'CLIENT_ID_TAKEN' ? 'INTERNAL' : outcome.reason;
     fail(ctx, connection, code, code === 'SHARD_FULL' ? `shard "${message.shardName ?? ''}" is full` : 'the project has too many shards', { id });
@@ -91,6 +94,7 @@ function memberRecord(connection: Connection, userInfo: EventPayload): MemberRec
     peerId: connection.peerId,
     kind: connection.kind,
     online: true,
+    state: connection.away ? 'away' : 'here',
   };
 }
 
@@ -119,6 +123,7 @@ export async function resume(ctx: ServerContext, connection: Connection, message
     connection.userId = userId ?? existing.userId;
     const member = await ctx.store.update(message.projectId, checked.shardName, clientId, {
       online: true,
+      state: connection.away ? 'away' : 'here',
       userId: connection.userId,
       ...(message.userInfo ? { userInfo } : {}),
       ...(connection.peerId !== existing.peerId ? { peerId: connection.peerId } : {}),
@@ -170,4 +175,40 @@ export function fallback(connection: Connection): false {
   connection.peerToken = '';
   connection.lastSeq = 0;
   return false;
+}
+
+/**
+ * Makes the connection a spectator of the shard the join names, or without a
+ * name of the project's shard with the most players (spectators.ts). Returns
+ * false once refused: no such shard (`NOT_FOUND`), or its spectators at their
+ * limit (`SHARD_FULL`).
+ */
+export async function spectate(ctx: ServerContext, connection: Connection, message: JoinMessage, userId: string | null): Promise<boolean> {
+  const id = message.id;
+  let shardName = message.shardName;
+  if (shardName === undefined) {
+    let most = 0;
+    for (const shard of await ctx.store.shards(message.projectId)) {
+      if (shard.numConnectedClients > most) [most, shardName] = [shard.numConnectedClients, shard.shardName];
+    }
+    if (connection.state !== 'joining') return false;
+    if (shardName === undefined) {
+      connection.state = 'new';
+      fail(ctx, connection, 'NOT_FOUND', 'the project has no shard to watch', { id });
+      return false;
+    }
+  }
+  if (spectatorsFull(ctx, ctx.hubs.get(shardKey(message.projectId, shardName)))) {
+    fallback(connection);
+    connection.state = 'new';
+    fail(ctx, connection, 'SHARD_FULL', `shard "${shardName}" is full, and so are its spectators`, { id });
+    return false;
+  }
+  if (connection.clientId === '') connection.clientId = randomId();
+  connection.shardName = shardName;
+  connection.userId = userId;
+  connection.peerId = null; // served by the relay, never by the players' mesh
+  connection.peerToken = '';
+  connection.spectator = true;
+  return true;
 }

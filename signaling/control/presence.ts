@@ -21,6 +21,7 @@ export const toWire = (member: MemberRecord): MemberWire => ({
   userInfo: member.userInfo,
   userId: member.userId,
   connectedAt: member.connectedAt,
+  state: member.state,
   peerId: member.peerId,
 });
 
@@ -71,13 +72,15 @@ export function flushPresence(ctx: ServerContext, hub: Hub): void {
   if (changes.length === 1) {
     const frame = Buffer.from(first.frame);
     for (const c of hub.locals.values()) if (c.attachedAt < first.at && c.clientId !== first.except) sendRaw(ctx, c, frame);
+    for (const c of hub.spectators.values()) if (c.attachedAt < first.at && c.clientId !== first.except) sendRaw(ctx, c, frame);
     return;
   }
   let batch: Buffer | undefined;
   const singles: (Buffer | undefined)[] = [];
   const excepted = new Set<string | null>();
   for (const change of changes) excepted.add(change.except);
-  for (const c of hub.locals.values()) {
+  // Spectators hear the players' presence as players do (a seat taken is an `add` like a join).
+  for (const c of listeners(hub)) {
     if (c.version >= 2 && c.attachedAt < first.at && !excepted.has(c.clientId)) {
       // The common case: every change is for this member; one frame serialized once for all.
       batch ??= batchFrame(changes);
@@ -96,6 +99,11 @@ export function flushPresence(ctx: ServerContext, hub: Hub): void {
       sendRaw(ctx, c, (singles[index] ??= Buffer.from(change.frame)));
     }
   }
+}
+
+function* listeners(hub: Hub): Generator<Connection> {
+  yield* hub.locals.values();
+  yield* hub.spectators.values();
 }
 
 function batchFrame(changes: readonly PendingPresence[]): Buffer {

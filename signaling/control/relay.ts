@@ -11,6 +11,7 @@ import type { Connection } from './connection.js';
 import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 import { flushPresence, queuePresence } from './presence.js';
+import { attachSpectator, detachSpectator, dropWatchers, onWatchers, tellSeat } from './spectators.js';
 
 /** What the store delivers on a shard's channel, for the members of the hub on this node. */
 export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessage): void {
@@ -24,6 +25,10 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
       return queuePresence(ctx, hub, { frame: message.frame, except: message.except, at: ++ctx.presenceClock });
     case 'event':
       return fanOutEvent(ctx, hub, message.frame, message.from, message.to);
+    case 'watchers':
+      return onWatchers(ctx, hub, message.node, message.count);
+    case 'seat':
+      return tellSeat(ctx, hub);
     default:
       return unreachable(message, 'shard message');
   }
@@ -49,6 +54,9 @@ function fanOutEvent(ctx: ServerContext, hub: Hub, text: string, from: string, t
   const frame = Buffer.from(text);
   if (to === null) {
     for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(ctx, c, frame);
+    // Spectators hear every broadcast (through this relay: they are in no player's mesh), never an event with
+    // recipients. Shard state updates must reach them the same way (spectators.ts, the hook for it).
+    for (const c of hub.spectators.values()) sendRaw(ctx, c, frame);
     return;
   }
   // Recipients name client ids or verified user ids; a sender never receives its own event.
@@ -61,17 +69,38 @@ function fanOutEvent(ctx: ServerContext, hub: Hub, text: string, from: string, t
 
 /** Adds a joined connection to its shard's hub (made on first use); returns the hub's key. */
 export function attach(ctx: ServerContext, connection: Connection): string {
-  const key = shardKey(connection.projectId, connection.shardName);
-  let hub = ctx.hubs.get(key);
-  if (!hub) {
-    // One subscription per shard and node, not per socket.
-    const created: Hub = { key, locals: new Map(), unsubscribe: () => {}, presence: null, quietUntil: 0 };
-    created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
-    ctx.hubs.set(key, created);
-    hub = created;
-  }
+  const hub = hubOf(ctx, connection);
   connection.attachedAt = ++ctx.presenceClock;
   leaveUnjoined(ctx, connection);
+  if (connection.spectator) attachSpectator(ctx, hub, connection);
+  else hub.locals.set(connection.clientId, connection);
+  return hub.key;
+}
+
+/** The hub of the connection's shard on this node, made (and subscribed) on first use. */
+function hubOf(ctx: ServerContext, connection: Connection): Hub {
+  const key = shardKey(connection.projectId, connection.shardName);
+  const hub = ctx.hubs.get(key);
+  if (hub) return hub;
+  // One subscription per shard and node, not per socket.
+  const created: Hub = { key, locals: new Map(), spectators: new Map(), watchers: null, unsubscribe: () => {}, presence: null, quietUntil: 0 };
+  created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
+  ctx.hubs.set(key, created);
+  return created;
+}
+
+/**
+ * A spectator that took a seat moves to its hub's players under the same id, without leaving the
+ * hub (a hub left empty would end its subscription and miss what comes until it subscribed again).
+ */
+export function seat(ctx: ServerContext, connection: Connection): string {
+  const hub = hubOf(ctx, connection);
+  if (hub.spectators.get(connection.clientId) === connection) {
+    hub.spectators.delete(connection.clientId);
+    detachSpectator(ctx, hub);
+  }
+  connection.spectator = false;
+  connection.attachedAt = ++ctx.presenceClock;
   hub.locals.set(connection.clientId, connection);
   return hub.key;
 }
@@ -80,10 +109,14 @@ export function attach(ctx: ServerContext, connection: Connection): string {
 export function detach(ctx: ServerContext, connection: Connection): void {
   const key = shardKey(connection.projectId, connection.shardName);
   const hub = ctx.hubs.get(key);
-  if (!hub || hub.locals.get(connection.clientId) !== connection) return;
-  hub.locals.delete(connection.clientId);
-  if (hub.locals.size === 0) {
+  if (!hub) return;
+  const list = connection.spectator ? hub.spectators : hub.locals;
+  if (list.get(connection.clientId) !== connection) return;
+  list.delete(connection.clientId);
+  if (connection.spectator) detachSpectator(ctx, hub);
+  if (hub.locals.size === 0 && hub.spectators.size === 0) {
     hub.unsubscribe();
+    dropWatchers(ctx, hub);
     ctx.hubs.delete(key);
   }
 }

@@ -31,6 +31,12 @@ const GOING_AWAY = 1001;
 export function onClose(ctx: ServerContext, connection: Connection, code: number): void {
   leaveUnjoined(ctx, connection);
   ctx.connectionCount--;
+  if (connection.spectator) {
+    // No place to keep and nobody to tell but the count (spectators.ts): a spectator that comes back watches anew.
+    detach(ctx, connection);
+    connection.state = 'closed';
+    return;
+  }
   if (connection.state !== 'joined') {
     if (connection.state !== 'offline') connection.state = 'closed';
     return;
@@ -68,6 +74,8 @@ export async function finalize(ctx: ServerContext, connection: Connection, annou
   // Redis out of reach: the member stays until this node's lease runs out and another node sweeps it.
   const removed = await ctx.store.leave(connection.projectId, connection.shardName, connection.clientId).catch(ctx.storeError);
   if (removed && announce) publishPresence(ctx, connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
+  // The seat is free now (not while the member was within its grace period): spectators may take it.
+  if (removed) ctx.store.publish(connection.projectId, connection.shardName, { kind: 'seat' });
 }
 
 /**

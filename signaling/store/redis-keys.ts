@@ -22,7 +22,7 @@
  *   join:<address> (PX) the address's join allowance: its GCRA arrival time in µs of Redis's
  *                        clock (TIME, one clock for every node); expires when the allowance is full
  */
-import type { EventPayload } from '../../protocol/signaling.js';
+import type { EventPayload, PresenceState } from '../../protocol/signaling.js';
 import type { MemberRecord, RateBuckets } from './store.js';
 
 /** The keys the store reads from Node (the scripts compute theirs from the same prefix). */
@@ -75,12 +75,18 @@ export function splitMemberRef(ref: string): [projectId: string, shardName: stri
 // ─── records ────────────────────────────────────────────────────────────────
 
 // A member record: "order\nnode\nonline\nkind\nconnectedAt\npeerId\nuserIdJSON\nuserInfoJSON"
-// (JSON never holds a raw newline, so the last field may be split off safely).
+// (JSON never holds a raw newline, so the last field may be split off safely). `kind` carries the
+// presence state too: "browser" or "backend", with ":away" for a member not looked at. There and not
+// in a field of its own because no script reads `kind` (the scripts split records by position), and a
+// node of the previous version reads "browser:away" as a browser member.
 
 /** The record from `node` on (the script puts the join order in front). */
 export function encodeTail(node: string, member: MemberRecord): string {
-  return [node, member.online ? '1' : '0', member.kind, String(member.connectedAt), member.peerId ?? '', JSON.stringify(member.userId), JSON.stringify(member.userInfo)].join('\n');
+  return [node, member.online ? '1' : '0', kindField(member.kind, member.state), String(member.connectedAt), member.peerId ?? '', JSON.stringify(member.userId), JSON.stringify(member.userInfo)].join('\n');
 }
+
+/** The `kind` field of a record: the kind, and ':away' for a member away. */
+export const kindField = (kind: 'browser' | 'backend', state: PresenceState): string => (state === 'away' ? `${kind}:away` : kind);
 
 /** A member record with the join order and node in front of it. */
 export interface Decoded {
@@ -99,7 +105,8 @@ export function decodeRecord(clientId: string, value: string): Decoded {
     record: {
       clientId,
       online: f[2] === '1',
-      kind: f[3] === 'backend' ? 'backend' : 'browser',
+      kind: f[3]?.startsWith('backend') ? 'backend' : 'browser',
+      state: f[3]?.endsWith(':away') ? 'away' : 'here',
       connectedAt: Number(f[4]),
       peerId: f[5] ? f[5] : null,
       userId: JSON.parse(f[6] ?? 'null') as string | null,

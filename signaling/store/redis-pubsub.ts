@@ -24,7 +24,7 @@ type Envelope = ShardMessage | GapNotice;
  * The letter of each kind in the envelope's header. A kind added to ShardMessage and not here
  * does not compile, nor does it in encodeMessage and decodeMessage below.
  */
-const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', gap: 'g' };
+const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', watchers: 'w', seat: 's', gap: 'g' };
 const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map(
   (Object.keys(LETTER_OF_KIND) as Envelope['kind'][]).map((kind) => [LETTER_OF_KIND[kind], kind]),
 );
@@ -41,6 +41,10 @@ function encodeMessage(node: string, message: Envelope): string {
       return `${head}${message.dst}\n${message.frame}`;
     case 'takeover':
       return `${head}${message.clientId}\n${message.node}`;
+    case 'watchers':
+      return `${head}${message.count}\n${message.node}`;
+    case 'seat':
+      return head;
     case 'gap':
       return `${head}${message.fromMs}\n${message.toMs}`;
     default:
@@ -72,6 +76,12 @@ function decodeMessage(text: string): { node: string; message: Envelope } | null
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
     case 'gap':
       return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
+    case 'watchers': {
+      const count = Number(first);
+      return Number.isSafeInteger(count) && count >= 0 ? { node, message: { kind: 'watchers', count, node: text.slice(c) } } : null;
+    }
+    case 'seat':
+      return { node, message: { kind: 'seat' } };
     default:
       return unreachable(kind, 'shard message kind');
   }

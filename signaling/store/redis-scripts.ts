@@ -112,7 +112,8 @@ removeMember(prefix, P, shard, clientId, f)
 return 1
 `;
 
-// ARGV: prefix, P, shard, clientId, node, mask ("oppir": online, peerId, userId, userInfo, rate buckets), online, peerId, userIdJSON, userInfoJSON, buckets, epoch
+// ARGV: prefix, P, shard, clientId, node, mask ("oppirs": online, peerId, userId, userInfo, rate buckets, state), online, peerId, userIdJSON, userInfoJSON, buckets, epoch, state
+// The state rides in the kind field (redis-keys.ts): "browser" or "browser:away".
 // Returns {record, shard meta}, false (gone, or another node's), or 'FENCED'.
 const LUA_UPDATE = `${LUA_COMMON}
 local prefix, P, shard, clientId, node, mask = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -138,6 +139,10 @@ if string.sub(mask, 2, 2) == '1' then f[6] = ARGV[8] end
 if string.sub(mask, 3, 3) == '1' then f[7] = ARGV[9] end
 if string.sub(mask, 4, 4) == '1' then f[8] = ARGV[10] end
 if string.sub(mask, 5, 5) == '1' then redis.call('HSET', base .. 'rl:' .. shard, clientId, ARGV[11]) end
+if string.sub(mask, 6, 6) == '1' then
+  local kind = string.gsub(f[4], ':away$', '')
+  f[4] = ARGV[13] == 'away' and (kind .. ':away') or kind
+end
 local nv = table.concat(f, '\\n')
 redis.call('HSET', mkey, clientId, nv)
 return {nv, redis.call('HGET', base .. 'shards', shard) or ''}

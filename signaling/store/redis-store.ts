@@ -179,8 +179,14 @@ class RedisStore implements RedisShardStore {
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
 
-  #presenceRemove(projectId: string, shardName: string, clientId: string): void {
-    this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
+  /**
+   * A member removed: the shard hears it. `seat`: and its spectators hear that a seat is free (a
+   * member swept or an orphan; a member that left through `leave` is told by the server, session.ts finalize).
+   */
+  #presenceRemove(projectId: string, shardName: string, clientId: string, seat: boolean): void {
+    const channel = this.#keys.channel(projectId, shardName);
+    this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
+    if (seat) this.#channels.publish(channel, { kind: 'seat' });
   }
 
   #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
@@ -230,7 +236,7 @@ class RedisStore implements RedisShardStore {
       restored++;
       if (item.online) {
         const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
-        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
+        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, state: record.state, peerId: record.peerId };
         this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
       }
     }
@@ -248,7 +254,7 @@ class RedisStore implements RedisShardStore {
         // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
         // it never lists itself beside the members that took its place; the client is placed anew.
         if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
-        this.#presenceRemove(projectId, shardName, clientId);
+        this.#presenceRemove(projectId, shardName, clientId, true);
       }
       removed += reply.length;
     }
@@ -256,11 +262,11 @@ class RedisStore implements RedisShardStore {
   }
 
   /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
-  async #leaveNow(ref: string): Promise<boolean> {
+  async #leaveNow(ref: string, seat = true): Promise<boolean> {
     const [projectId, shardName, clientId] = splitMemberRef(ref);
     const removed = (await this.#redis.run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#lease.epoch])) as number;
     if (removed === -1) throw this.#lease.fenced();
-    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId);
+    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId, seat);
     return removed === 1;
   }
 
@@ -352,7 +358,7 @@ class RedisStore implements RedisShardStore {
     const ref = memberRef(projectId, shardName, clientId);
     this.#held.delete(ref);
     try {
-      return await this.#leaveNow(ref);
+      return await this.#leaveNow(ref, false);
     } catch (error) {
       // Redis out of reach, or this node fenced: the next maintenance round that gets through removes it (else it would stay, as this node lives on).
       if (error instanceof PlatformError && error.code === 'UNAVAILABLE') this.#pendingLeaves.add(ref);
@@ -361,7 +367,7 @@ class RedisStore implements RedisShardStore {
   }
 
   async update(projectId: string, shardName: string, clientId: string, patch: MemberPatch): Promise<MemberRecord | null> {
-    const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets].map((field) => (field === undefined ? '0' : '1')).join('');
+    const mask = [patch.online, patch.peerId, patch.userId, patch.userInfo, patch.rateBuckets, patch.state].map((field) => (field === undefined ? '0' : '1')).join('');
     this.#inflight.add(clientId);
     let reply: [string, string] | 'FENCED' | null;
     try {
@@ -378,6 +384,7 @@ class RedisStore implements RedisShardStore {
         JSON.stringify(patch.userInfo ?? {}),
         patch.rateBuckets ? encodeBuckets(patch.rateBuckets) : '',
         this.#lease.epoch,
+        patch.state ?? 'here',
       ])) as [string, string] | 'FENCED' | null;
     } finally {
       this.#inflight.delete(clientId);

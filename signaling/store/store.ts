@@ -16,7 +16,7 @@
  *   never read per event), and `takeJoin` keeps the per-address join
  *   allowance, in the same place as the shards, so every node sees one count.
  */
-import type { EventPayload, MemberWire, ShardInfo } from '../../protocol/signaling.js';
+import type { EventPayload, MemberWire, PresenceState, ShardInfo } from '../../protocol/signaling.js';
 
 /**
  * A client's rate-limit buckets as last saved (see SignalingLimits in
@@ -50,6 +50,8 @@ export interface MemberPatch {
   readonly online?: boolean;
   readonly peerId?: string | null;
   readonly rateBuckets?: RateBuckets;
+  /** Here or away (control/handlers/focus.ts). */
+  readonly state?: PresenceState;
 }
 
 /** What a join asks for. */
@@ -95,7 +97,14 @@ export type ShardMessage =
    * `clientId` resumed on node `node`: any other node still holding a socket
    * for it (half open, not noticed yet) drops that socket without a trace.
    */
-  | { readonly kind: 'takeover'; readonly clientId: string; readonly node: string };
+  | { readonly kind: 'takeover'; readonly clientId: string; readonly node: string }
+  /**
+   * How many spectators node `node` holds for this shard (spectators.ts): each node adds up the
+   * counts it heard. `node` is '' on a one-process store.
+   */
+  | { readonly kind: 'watchers'; readonly node: string; readonly count: number }
+  /** A player left the shard for good: its spectators may take the seat. */
+  | { readonly kind: 'seat' };
 
 /** Listener of one shard's messages. */
 export type ShardListener = (message: ShardMessage) => void;

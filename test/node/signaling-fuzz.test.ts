@@ -265,6 +265,9 @@ function templates(watcherId: string): { name: string; frame: Record<string, unk
     { name: 'userInfo', first: false, frame: { type: 'userInfo', id: 4, userInfo: { name: 'y' } } },
     { name: 'info', first: false, frame: { type: 'info', id: 5 } },
     { name: 'leave', first: false, frame: { type: 'leave', id: 6 } },
+    { name: 'focus', first: false, frame: { type: 'focus', id: 7, state: 'away' } },
+    { name: 'takeSeat', first: false, frame: { type: 'takeSeat', id: 8 } },
+    { name: 'join+spectator', first: true, frame: { type: 'join', v: 1, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'fuzz-join', spectator: true, state: 'away' } },
   ];
 }
 

@@ -55,6 +55,24 @@ remix.onError((error: PlatformError, method: string) => void [error.code, method
 // onConnectedClientsChanged((clients: ConnectedClient[]) => …) as the spec writes it: a plain array, each listener its own.
 const unsubscribePresence: () => void = Platform.dispatch.onConnectedClientsChanged((clients: ConnectedClient[]) => void clients.sort((a, b) => a.connectedAt - b.connectedAt));
 unsubscribePresence();
+// Here or away (issue 27): a closed pair on every member; away members only on request.
+Platform.dispatch.onConnectedClientsChanged((clients) => void clients.map((client) => client.state satisfies 'here' | 'away'), { includeAway: true });
+// @ts-expect-error no such option
+Platform.dispatch.onConnectedClientsChanged(() => undefined, { includeHidden: true });
+// Spectators: the options, the flag on the connection, the count and the seat.
+void Platform.dispatch.connect({ shardName: 'final', spectateWhenFull: true }).then((info) => {
+  const watching: true | undefined = info.spectator;
+  void watching;
+});
+void Platform.dispatch.connect({ spectator: true });
+const offCount: () => void = Platform.dispatch.onSpectatorsChanged((count: number) => void count);
+const offSeat: () => void = Platform.dispatch.onSeatAvailable(() => void Platform.dispatch.takeSeat().then((seated) => seated.clientId));
+const watchingNow: number = Platform.dispatch.spectatorCount;
+// @ts-expect-error read-only
+Platform.dispatch.spectatorCount = 3;
+offCount();
+offSeat();
+void watchingNow;
 
 // Contexts are a closed set too.
 const context: ViewingContext = getViewingContext();

@@ -3,7 +3,8 @@
  *
  * - ready(): an editor waits for it (values and controls arrive after it);
  * - load(): a feed skips a template that never calls it;
- * - not joining a shard while not in focus: a preloaded feed item counts as a present player;
+ * - not listed `here` in a shard while not in focus: a preloaded feed item may join early, but away
+ *   (Platform.dispatch does it by itself; a template that forces its state defeats it);
  * - nothing drawn under the feed's insets (its Remix and Share buttons);
  * - no long task over 200 ms;
  * - the built JavaScript within the budget, gzipped (bundle-size.ts says which and why).
@@ -15,7 +16,7 @@ import type { WorkbenchLog } from './log.js';
 export const CHECKS = {
   ready: 'calls ready()',
   load: 'calls load() (a feed shows it)',
-  focus: 'joins a shard only in focus',
+  focus: 'listed here only in focus',
   insets: "keeps clear of the feed's buttons",
   longtask: 'no task over 200 ms',
   bundle: 'built JS within budget (gzipped)',

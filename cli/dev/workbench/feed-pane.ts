@@ -2,7 +2,7 @@
  * The Feed pane: the kit's <platform-feed> in a phone's frame, over the template, a neighbour
  * (so the template is preloaded beside another item and comes into focus as in a real feed) and
  * every remix published from the workbench. It also keeps the focus check: while the template's
- * item is not in focus, it must not hold a place in a shard (a preloaded frame counts as present).
+ * item is not in focus, it must not be listed `here` in a shard (a preloaded frame may join, away).
  */
 import type { FeedItem, PlatformFeed } from 'platform-kit/host';
 import type { Checks } from './checks.js';
@@ -89,7 +89,7 @@ export class FeedPane {
       // Over for the whole grace (a leave takes a moment), not over, under and over again.
       if (this.#overSince !== since || this.#members <= this.#allowed()) return;
       const focused = this.#allowed() === 1 ? 'one is' : 'none is';
-      this.#parts.checks.warn('focus', `${this.#members} feed frame(s) hold a place in a shard while ${focused} in focus: join on onPlaybackStateChanged(true), leave on false`);
+      this.#parts.checks.warn('focus', `${this.#members} feed frame(s) are listed here in a shard while ${focused} in focus: Platform.dispatch shows a preloaded frame away by itself; do not force its state`);
     }, FOCUS_GRACE_MS);
   }
 

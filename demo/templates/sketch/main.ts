@@ -6,9 +6,10 @@
 //   a newcomer asks for, go to one player only (targeted emitEvent).
 // - Shard info: the shard's name and every room of the project (info()).
 // - Latency: each event's metadata.latencyMs, per player, on a server-synced clock.
-// - When: at once on its own page; embedded, once in focus in the feed
-//   (onPlaybackStateChanged) or in the editor (onSetRemixing), and it leaves
-//   the shard when it goes out of focus.
+// - When: at once, wherever it runs, a feed's preloaded neighbour too: until
+//   it comes into focus it is away (connected, its peers linked, listed by
+//   nobody: ConnectedClient.state), and it is here the moment it plays, with
+//   nothing left to join. Scrolled past, it is away again; nobody leaves.
 import { InstantRemixing, Platform, isPlatformError, type ConnectedClient, type DispatchMessageMetadata, type EventPayload } from 'platform-kit/guest';
 import { joinFeed } from '../shared/feed.js';
 
@@ -367,16 +368,6 @@ async function join(): Promise<void> {
   }
 }
 
-async function leave(): Promise<void> {
-  wanted = false;
-  if (!connected) return;
-  connected = false;
-  await dispatch.disconnect();
-  clients = [];
-  renderPlayers();
-  statusLine.textContent = 'paused (out of focus)';
-}
-
 function parseStroke(value: unknown): Stroke | null {
   if (typeof value !== 'object' || value === null) return null;
   const { c, w, p } = value as Record<string, unknown>;
@@ -404,17 +395,14 @@ remix.onValueChanged(render);
 remix.onSetRemixing((isRemixing) => {
   document.body.classList.toggle('remixing', isRemixing);
   document.body.dataset['remixing'] = String(isRemixing); // what it was told last (for the tests, as <html data-playing>)
-  // In the editor: play along while remixing. Not remixing says nothing of focus: the feed tells
-  // every item that (a preloaded neighbour too, which must not sit in a shard unseen); it joins
-  // when it plays, and a board the editor moves to its preview stays in.
-  if (isRemixing) void join();
+  // Joined already (at once, below): being away or here is Platform.dispatch's, from the host.
 });
 for (const element of document.querySelectorAll<HTMLElement>('[data-path]')) {
   element.addEventListener('click', () => {
     if (document.body.classList.contains('remixing')) void remix.onPresentControl(element.dataset['path']!.split('.'));
   });
 }
-const feed = joinFeed({ onPlaybackStateChanged: (isPlaying) => void (isPlaying ? join() : leave()) });
+const feed = joinFeed();
 
 // No STUN server is needed between tabs of one machine (and none may be reachable).
 if (location.hostname === '127.0.0.1' || location.hostname === 'localhost') dispatch.configure({ iceServers: [] });
@@ -424,5 +412,5 @@ window.setInterval(() => void refreshShards(), 5_000);
 render();
 void remix.ready().then(render);
 void feed.load();
-// On its own page (not embedded) there is no feed to say when: join now.
-if (window.parent === window) void join();
+// At once, embedded or not: a preloaded feed item joins away and is here when it plays.
+void join();

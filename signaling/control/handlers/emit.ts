@@ -17,6 +17,7 @@ import { saveBuckets } from '../session.js';
 export function onEmit(ctx: ServerContext, connection: Connection, message: EmitMessage, text: string, bytes: number, now: number): void {
   const seq = message.seq;
   if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { seq });
+  if (connection.spectator) return fail(ctx, connection, 'FORBIDDEN', 'a spectator cannot emit events: take a seat first (takeSeat)', { seq });
   if (message.re !== true) {
     // A resend after a reconnection: already relayed once.
     if (seq <= connection.lastSeq) return;

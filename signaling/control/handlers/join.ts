@@ -9,14 +9,15 @@ import { isPlatformError, type ErrorCode } from '../../../protocol/errors.js';
 import { preciseNow, type JoinedMessage, type JoinMessage, type MemberWire } from '../../../protocol/signaling.js';
 import type { MemberRecord } from '../../store/store.js';
 import type { Connection } from '../connection.js';
-import type { ServerContext } from '../context.js';
+import { shardKey, type ServerContext } from '../context.js';
 import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join-admission.js';
 import { send, sendRaw } from '../outbox.js';
-import { fallback, placeNew, resume } from '../placement.js';
+import { fallback, placeNew, resume, spectate } from '../placement.js';
 import { publishPresence, toWire } from '../presence.js';
 import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
 import { finalize } from '../session.js';
+import { totalWatchers } from '../spectators.js';
 
 /** Handles a join; a failure of the store or of the server itself is answered, never thrown. */
 export function onJoinFrame(ctx: ServerContext, connection: Connection, message: JoinMessage): void {
@@ -47,9 +48,15 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   const identity = await verifyJoinUser(ctx, connection, message, checked.project);
   if (identity === null) return;
 
-  const resumed = message.resume ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : false;
+  connection.away = message.state === 'away';
+  // A spectator is never resumed: it holds no place to take back (spectators.ts).
+  const resumed = message.resume && message.spectator !== true ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : false;
   if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
-  if (!resumed && !(await placeNew(ctx, connection, message, identity.userId, checked.userInfo))) return;
+  if (!resumed) {
+    const placed = message.spectator === true ? 'spectate' : await placeNew(ctx, connection, message, identity.userId, checked.userInfo);
+    if (placed === false) return;
+    if (placed === 'spectate' && !(await spectate(ctx, connection, message, identity.userId))) return;
+  }
   if (connection.socket.readyState !== connection.socket.OPEN) {
     // Closed while joining: nobody will ever resume this one.
     connection.state = 'joined';
@@ -89,8 +96,8 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   answerJoined(ctx, connection, id, members, resumed, identity);
 }
 
-/** Answers `joined` and announces the new member to the others. */
-function answerJoined(ctx: ServerContext, connection: Connection, id: number, members: readonly MemberRecord[], resumed: boolean, identity: JoinIdentity): void {
+/** Answers `joined` and announces the new member to the others (a spectator is announced by the count only). */
+export function answerJoined(ctx: ServerContext, connection: Connection, id: number, members: readonly MemberRecord[], resumed: boolean, identity: JoinIdentity): void {
   // One pass: the wire list (online members and this one) and this client's own record.
   let self: MemberRecord | undefined;
   const list: MemberWire[] = [];
@@ -104,7 +111,7 @@ function answerJoined(ctx: ServerContext, connection: Connection, id: number, me
     id,
     clientId: connection.clientId,
     shardName: connection.shardName,
-    resumeToken: ctx.running().resumeTokens.issue(ctx.bootId, connection.projectId, connection.shardName, connection.clientId),
+    resumeToken: connection.spectator ? '' : ctx.running().resumeTokens.issue(ctx.bootId, connection.projectId, connection.shardName, connection.clientId),
     resumed,
     lastSeq: connection.lastSeq,
     peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
@@ -113,6 +120,8 @@ function answerJoined(ctx: ServerContext, connection: Connection, id: number, me
     userId: connection.userId,
     identifyError: identity.identifyError,
     s: preciseNow(),
+    ...(connection.spectator ? { spectator: true } : {}),
+    watchers: watchersOf(ctx, connection),
   };
   const held = connection.held;
   connection.held = null;
@@ -120,4 +129,9 @@ function answerJoined(ctx: ServerContext, connection: Connection, id: number, me
   if (held) for (const frame of held) sendRaw(ctx, connection, frame);
   // toWire leaves `online` out: the record as stored (online) is what the others see.
   if (self) publishPresence(ctx, connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);
+}
+
+function watchersOf(ctx: ServerContext, connection: Connection): number {
+  const hub = ctx.hubs.get(shardKey(connection.projectId, connection.shardName));
+  return hub ? totalWatchers(hub) : 0;
 }

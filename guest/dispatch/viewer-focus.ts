@@ -1,0 +1,68 @@
+/**
+ * Whether the viewer is looking at this template: `here` or `away`, what
+ * `Platform.dispatch` tells its shard (ConnectedClient.state).
+ *
+ * - In a feed (the host's welcome says `focus: 'playback'`): here while the
+ *   feed says the template plays (`playbackStateChanged(true)`: in focus,
+ *   loaded, the tab visible) and the page is visible; away before that
+ *   (preloaded, so a template may connect at once and be ready when the
+ *   viewer swipes to it) and after it (scrolled past).
+ * - Anywhere else (a page on its own, an editor): here while the page is
+ *   visible, away while its tab is hidden.
+ * - While the link to a host is still being made: away, for at most
+ *   {@link LINK_WAIT_MS}. A feed answers a template's hello within a few ms,
+ *   so one that turns out to be preloaded never flashes `here` to the others,
+ *   and one in front of its viewer says so a few ms later. A page in a frame
+ *   whose parent never answers (no kit there: the link gives up only after
+ *   its handshake timeout, 5 s) is taken for a page on its own after that.
+ */
+import { getGuestLink } from '../link.js';
+import type { PresenceState } from '../../protocol/signaling.js';
+
+/** Longest a template stays away while its host has not answered (see the module comment). */
+export const LINK_WAIT_MS = 1_000;
+
+/** Follows the viewer's focus; `onChange` hears every change. Returns the function that stops it. */
+export function followViewerFocus(onChange: (state: PresenceState) => void): { readonly state: PresenceState; stop(): void } {
+  const link = getGuestLink();
+  let playing = link.isPlaying;
+  let state: PresenceState = 'away';
+  let waited = false;
+  const decide = (): PresenceState => {
+    const visible = typeof document === 'undefined' || document.visibilityState !== 'hidden';
+    if (link.state === 'connecting') return waited && visible ? 'here' : 'away';
+    if (link.state === 'linked' && link.focusByPlayback) return playing && visible ? 'here' : 'away';
+    return visible ? 'here' : 'away';
+  };
+  const update = (): void => {
+    const next = decide();
+    if (next === state) return;
+    state = next;
+    onChange(next);
+  };
+  const removeHandler = link.handle('playbackStateChanged', (isPlaying: unknown) => {
+    // FeedSdk answers a malformed call; here it is only not followed.
+    if (typeof isPlaying !== 'boolean') return;
+    playing = isPlaying;
+    update();
+  });
+  const hasDocument = typeof document !== 'undefined';
+  if (hasDocument) document.addEventListener('visibilitychange', update);
+  let stopped = false;
+  void link.settled().then(() => {
+    if (!stopped) update();
+  });
+  const waitTimer = link.state === 'connecting' ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
+  state = decide();
+  return {
+    get state() {
+      return state;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(waitTimer);
+      removeHandler();
+      if (hasDocument) document.removeEventListener('visibilitychange', update);
+    },
+  };
+}
