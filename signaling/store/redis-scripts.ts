@@ -202,41 +202,51 @@ redis.call('SET', leaseKey, fresh, 'PX', lease)
 return {status, fresh, current}
 `;
 
-// ARGV: prefix, P, shard, clientId, record tail (from node on), online, capacity, automatic ('1'/'0'), node, epoch
-// Puts back a member this node holds after Redis lost it (or swept it while this node was stalled), through the
-// same capacity check as a join: 'KEPT' (still there, this node's), 'ADDED', 'FULL' (its place was given away:
-// the client must be placed anew), 'MOVED' (another node holds it now: it resumed there), 'FENCED'.
+// ARGV: prefix, node, epoch, then 7 per member: P, shard, clientId, record tail (from node on), online, capacity,
+// automatic ('1'/'0'). Puts back members this node holds after Redis lost them (or swept them while this node was
+// stalled), each through the same capacity check as a join. Returns one outcome per member, in order: 'KEPT' (still
+// there, this node's), 'ADDED', 'FULL' (its place was given away: the client must be placed anew), 'MOVED' (another
+// node holds it now: it resumed there); or 'FENCED' for the whole call (the lease is checked once: a script is atomic).
+// Many members per call (one round trip each held a node's rebuild of 16,000 members for minutes), and few enough
+// (RESTORE_BATCH, redis-store.ts) that Redis serves the other nodes between two calls.
 const LUA_RESTORE = `${LUA_COMMON}
-local prefix, P, shard, clientId, tail, online, cap, auto, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+local prefix, node, epoch = ARGV[1], ARGV[2], ARGV[3]
 if fenced(prefix, node, epoch) then return 'FENCED' end
-local base = prefix .. '{' .. P .. '}:'
-local mkey = base .. 'm:' .. shard
-local v = redis.call('HGET', mkey, clientId)
-if v then
-  if split(v)[2] == node then return 'KEPT' end
-  return 'MOVED'
+local function restore(P, shard, clientId, tail, online, cap, auto)
+  local base = prefix .. '{' .. P .. '}:'
+  local mkey = base .. 'm:' .. shard
+  local v = redis.call('HGET', mkey, clientId)
+  if v then
+    if split(v)[2] == node then return 'KEPT' end
+    return 'MOVED'
+  end
+  local meta = redis.call('HGET', base .. 'shards', shard)
+  local seq
+  if meta then
+    local c, a, s = string.match(meta, '^(%d+):(%d):(%d+)$')
+    auto, seq = a, s
+    -- automatic shards hold their own capacity; a named one, each member's own (as in a join)
+    if auto == '1' then cap = tonumber(c) end
+    if tonumber(redis.call('HGET', base .. 'size', shard) or '0') >= cap then return 'FULL' end
+  else
+    seq = redis.call('INCR', base .. 'seq')
+    redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
+  end
+  redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
+  local size = redis.call('HINCRBY', base .. 'size', shard, 1)
+  if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
+  redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
+  if auto == '1' then
+    if size < cap then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
+    else redis.call('ZREM', base .. 'open:' .. cap, shard) end
+  end
+  return 'ADDED'
 end
-local meta = redis.call('HGET', base .. 'shards', shard)
-local seq
-if meta then
-  local c, a, s = string.match(meta, '^(%d+):(%d):(%d+)$')
-  auto, seq = a, s
-  -- automatic shards hold their own capacity; a named one, each member's own (as in a join)
-  if auto == '1' then cap = tonumber(c) end
-  if tonumber(redis.call('HGET', base .. 'size', shard) or '0') >= cap then return 'FULL' end
-else
-  seq = redis.call('INCR', base .. 'seq')
-  redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
+local out = {}
+for i = 4, #ARGV - 6, 7 do
+  out[#out + 1] = restore(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], tonumber(ARGV[i + 5]), ARGV[i + 6])
 end
-redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
-local size = redis.call('HINCRBY', base .. 'size', shard, 1)
-if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
-redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
-if auto == '1' then
-  if size < cap then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
-  else redis.call('ZREM', base .. 'open:' .. cap, shard) end
-end
-return 'ADDED'
+return out
 `;
 
 // ARGV: key, emission interval (µs), burst tolerance (µs); see join-limit.ts. 1: admitted, 0: over.

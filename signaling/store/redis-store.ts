@@ -45,7 +45,9 @@
  *   (fails open); saved buckets lost with a Redis restart mean one full bucket.
  *
  * The parts: redis-scripts.ts (the Lua scripts), redis-keys.ts (the key
- * layout and the records under it), redis-pubsub.ts (the shard channels).
+ * layout and the records under it), redis-pubsub.ts (the shard channels),
+ * redis-connection.ts and redis-lease.ts (the connections, the lease),
+ * redis-rebuild.ts (putting back what the node holds under a new epoch).
  *
  * ioredis is imported lazily, when a Redis store is created: the embedded
  * default never loads it.
@@ -57,6 +59,7 @@ import { joinSteps } from './join-limit.js';
 import { decodeBuckets, decodeRecord, decodeRecords, encodeBuckets, encodeTail, memberRef, RedisKeys, splitMemberRef } from './redis-keys.js';
 import { RedisConnection, unavailable } from './redis-connection.js';
 import { NodeLease } from './redis-lease.js';
+import { rebuild, type Held } from './redis-rebuild.js';
 import { ShardChannels } from './redis-pubsub.js';
 import { SCRIPTS } from './redis-scripts.js';
 import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
@@ -95,20 +98,6 @@ const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const SWEEP_BATCH = 500;
 /** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
 const MAX_RECOVERY_WAIT_MS = 5_000;
-
-/** What this node holds, to re-register after Redis lost it. */
-interface Held {
-  readonly projectId: string;
-  readonly shardName: string;
-  readonly clientId: string;
-  order: number;
-  tail: string;
-  online: boolean;
-  /** The shard's "capacity:automatic:seq" when this node last wrote the member. */
-  meta: string;
-  /** The capacity the member joined with (a named shard's check is each member's own). */
-  capacity: number;
-}
 
 /**
  * Creates a Redis store for node `nodeId`. Connects at once (two
@@ -163,12 +152,14 @@ class RedisStore implements RedisShardStore {
   }
 
   async #connect(options: string | RedisOptions): Promise<void> {
-    const { command, subscriber } = await this.#redis.make(options);
+    const { command, lease, subscriber } = await this.#redis.make(options);
     this.#channels.attach(command, subscriber);
-    command.on('ready', () => {
+    const reconnected = (): void => {
       if (this.#maintainTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
-    });
-    await Promise.all([command.connect(), subscriber.connect()]);
+    };
+    command.on('ready', reconnected);
+    lease.on('ready', reconnected);
+    await Promise.all([command.connect(), lease.connect(), subscriber.connect()]);
     // A previous run of this node id (killed, restarted at once) left members no socket holds any more.
     await this.#sweepNode(this.nodeId, true);
     await this.heartbeat();
@@ -191,50 +182,10 @@ class RedisStore implements RedisShardStore {
     this.#held.set(ref, { projectId, shardName, clientId, order: decoded.order, tail, online: decoded.record.online, meta, capacity: capacity ?? this.#held.get(ref)?.capacity ?? shardCapacity });
   }
 
-  /**
-   * Puts back every member this node holds, each through the capacity check (a new epoch: Redis
-   * restarted empty, or this node was swept while stalled). A member whose place was given away,
-   * or that resumed on another node, is let go here: its socket closes, and the client resumes
-   * through ordinary placement.
-   */
+  /** Puts back every member this node holds, through the capacity check (redis-rebuild.ts). */
   async #rebuild(): Promise<void> {
     this.#lease.mustRebuild = false;
-    const items = [...this.#held.values()].sort((a, b) => a.order - b.order);
-    const channels = new Set<string>();
-    let restored = 0;
-    let released = 0;
-    for (const item of items) {
-      const ref = memberRef(item.projectId, item.shardName, item.clientId);
-      if (this.#held.get(ref) !== item) continue; // left or changed meanwhile
-      // An automatic shard keeps its own capacity; a named one is checked with each member's own, as a join is.
-      const [cap = '', auto = '0'] = item.meta.split(':');
-      const capacity = auto === '1' ? Number(cap) : item.capacity;
-      const outcome = (await this.#redis.run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', capacity, auto, this.nodeId, this.#lease.epoch])) as string;
-      if (outcome === 'FENCED') {
-        this.#lease.mustRebuild = true;
-        throw this.#lease.fenced();
-      }
-      const channel = this.#keys.channel(item.projectId, item.shardName);
-      if (outcome === 'FULL' || outcome === 'MOVED') {
-        this.#held.delete(ref);
-        released++;
-        // Local only: the relay closes the client's socket here as for a takeover (relay.ts).
-        this.#channels.deliverLocal(channel, { kind: 'takeover', clientId: item.clientId, node: '' });
-        continue;
-      }
-      if (!channels.has(channel)) {
-        channels.add(channel);
-        await this.#channels.wantAgain(channel);
-      }
-      if (outcome !== 'ADDED') continue;
-      restored++;
-      if (item.online) {
-        const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
-        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
-        this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
-      }
-    }
-    this.#log(`platform-kit: node ${this.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`);
+    await rebuild({ nodeId: this.nodeId, held: this.#held, keys: this.#keys, redis: this.#redis, lease: this.#lease, channels: this.#channels, log: this.#log });
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
