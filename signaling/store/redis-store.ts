@@ -185,7 +185,13 @@ class RedisStore implements RedisShardStore {
   /** Puts back every member this node holds, through the capacity check (redis-rebuild.ts). */
   async #rebuild(): Promise<void> {
     this.#lease.mustRebuild = false;
-    await rebuild({ nodeId: this.nodeId, held: this.#held, keys: this.#keys, redis: this.#redis, lease: this.#lease, channels: this.#channels, log: this.#log });
+    try {
+      await rebuild({ nodeId: this.nodeId, held: this.#held, keys: this.#keys, redis: this.#redis, lease: this.#lease, channels: this.#channels, log: this.#log });
+    } catch (error) {
+      // Not done (the command connection not back yet while the lease's is, Redis gone again): the next round tries again.
+      this.#lease.mustRebuild = true;
+      throw error;
+    }
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
