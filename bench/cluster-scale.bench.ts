@@ -7,6 +7,7 @@
  *   CLUSTER_CLIENTS=100000 npm run bench -- cluster-scale   # the issue's figure
  *   CLUSTER_SPARE=1 …                                        # the spare node (below) at any size
  *   CLUSTER_LEASE_MS=10000 …                                 # another lease than 3 s
+ *   CLUSTER_LOG=/tmp/cluster.log …                            # every node's lease lines and every sample, also on failure
  *
  * Why a cluster: one process here may hold 20,000 files (`ulimit -n`, hard
  * limit too), so 100,000 clients are spread over 6 nodes (~16,700 sockets
@@ -46,7 +47,7 @@
  *   its pid, also on failure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { decodeRecord } from '../signaling/store/redis-keys.js';
@@ -224,6 +225,19 @@ interface Processes {
   children: ChildProcess[];
   client?: Redis;
   stopSampler?: () => void;
+  /** The sampler's figures (members in Redis and the epoch counter, each second), for CLUSTER_LOG. */
+  samples?: readonly { at: number; members: number; epoch: number }[];
+  /** The nodes' lines about leases (lapses, re-registrations, sweeps, renewals failed, late or slow), stamped when read. */
+  leaseLines: string[];
+}
+
+const LEASE_LINE = /had lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/;
+
+/** Keeps `node`'s lines about leases, each with the time it was read (the node's stderr is a pipe: within milliseconds). */
+function watchLeaseLines(node: NodeProcess, into: string[]): void {
+  node.child.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of String(chunk).split('\n')) if (LEASE_LINE.test(line)) into.push(`  ${new Date().toISOString().slice(11, 23)} ${line.replace(/^platform-kit: /, '')}`);
+  });
 }
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
@@ -234,7 +248,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   if (!Number.isInteger(CLIENTS) || CLIENTS < NODES * CAPACITY || CLIENTS / NODES > SOCKETS_PER_PROCESS) {
     throw new Error(`CLUSTER_CLIENTS must be an integer from ${NODES * CAPACITY} to ${NODES * SOCKETS_PER_PROCESS} (one node and one client process hold a sixth each), got ${process.env['CLUSTER_CLIENTS']}`);
   }
-  const processes: Processes = { nodes: [], children: [] };
+  const processes: Processes = { nodes: [], children: [], leaseLines: [] };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`cluster-scale: not done within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
@@ -244,13 +258,13 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   } finally {
     clearTimeout(timer);
     // What the nodes said about their leases (redis-store.ts logs each lapse, re-registration and sweep), also on failure.
-    const notes = processes.nodes.flatMap((node) =>
-      node.output
-        .join('')
-        .split('\n')
-        .filter((line) => /had lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/.test(line))
-        .map((line) => `  ${line.replace(/^platform-kit: /, '')}`),
-    );
+    const notes = processes.leaseLines;
+    const logFile = process.env['CLUSTER_LOG'];
+    if (logFile) {
+      const samples = (processes.samples ?? []).map((sample) => `${new Date(sample.at).toISOString()} members ${sample.members} epoch ${sample.epoch}`);
+      writeFileSync(logFile, `${notes.join('\n')}\n\nsamples:\n${samples.join('\n')}\n`);
+      context.log(`\nevery lease line and sample: ${logFile}`);
+    }
     if (notes.length > 0) context.log(`\nthe nodes' log about leases (${notes.length} lines${notes.length > 40 ? ', the first 40' : ''}):\n${notes.slice(0, 40).join('\n')}`);
     processes.stopSampler?.();
     // Redis's slowest commands of the run (over 10 ms, its default threshold): a script that holds Redis longer
@@ -271,6 +285,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   const nodeArgs = ['--lease-ms', String(LEASE_MS), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
   const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs)));
   processes.nodes.push(...started);
+  for (const node of started) watchLeaseLines(node, processes.leaseLines);
   const nodes = [...started];
   await sleep(1_500);
   const idle = nodes.map((node) => procStatus(node.child.pid!));
@@ -286,6 +301,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   // Every second from here on: members in Redis and the epoch counter (each lease lapse re-registers a node with a new epoch).
   const firstEpoch = Number(await redis.get(`${KEYS}epoch`));
   const samples: { at: number; members: number; epoch: number }[] = [];
+  processes.samples = samples;
   const sampler = setInterval(() => {
     void Promise.all([sizes(redis), redis.get(`${KEYS}epoch`)]).then(
       ([sample, epoch]) => samples.push({ at: Date.now(), members: sample.sum, epoch: Number(epoch) }),
@@ -350,6 +366,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   if (CLIENTS / survivors.length > SOCKETS_PER_PROCESS || process.env['CLUSTER_SPARE'] === '1') {
     spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs);
     processes.nodes.push(spare);
+    watchLeaseLines(spare, processes.leaseLines);
     const all = [...nodes, spare].map(controlUrl);
     for (const group of groups) group.tell({ urls: all });
     context.log(`\n${CLIENTS / survivors.length <= SOCKETS_PER_PROCESS ? '(CLUSTER_SPARE=1) ' : ''}${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`);
