@@ -7,6 +7,7 @@
  *   CLUSTER_CLIENTS=100000 npm run bench -- cluster-scale   # the issue's figure
  *   CLUSTER_SPARE=1 …                                        # the spare node (below) at any size
  *   CLUSTER_LEASE_MS=10000 …                                 # another lease than 3 s
+ *   CLUSTER_HEARTBEAT_MS=60000 …                              # the nodes' ping interval (default theirs, 10 s)
  *   CLUSTER_DEADLINE_S=1500 …                                 # a longer deadline than 240 s + 5 ms per client
  *   CLUSTER_LOG=/tmp/cluster.log …                            # every node's lease lines and every sample, also on failure
  *
@@ -66,6 +67,11 @@ const CAPACITY = 10;
 /** A few seconds, so that a dead node's leftovers are swept within the run; CLUSTER_LEASE_MS to try another. */
 const LEASE_MS = Number(process.env['CLUSTER_LEASE_MS'] ?? 3_000);
 const IN_FLIGHT_PER_PROCESS = 64;
+/**
+ * The server's ping interval (a socket silent for two is terminated); CLUSTER_HEARTBEAT_MS to set it, else the
+ * server's default (10 s). A client process holds ~16,700 sockets: starved of CPU, it may not answer every ping in time.
+ */
+const HEARTBEAT_MS = process.env['CLUSTER_HEARTBEAT_MS'] ? Number(process.env['CLUSTER_HEARTBEAT_MS']) : undefined;
 /** Sockets one node or client process may hold: 20,000 files less its own (Redis, listening socket, stdio, tsx's esbuild). */
 const SOCKETS_PER_PROCESS = 19_500;
 const SETTLE_MS = 3_000;
@@ -284,7 +290,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   processes.redis = redisProcess;
   const redis = new Redis(redisProcess.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   processes.client = redis;
-  const nodeArgs = ['--lease-ms', String(LEASE_MS), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
+  const nodeArgs = ['--lease-ms', String(LEASE_MS), ...(HEARTBEAT_MS ? ['--heartbeat-ms', String(HEARTBEAT_MS)] : []), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
   const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs)));
   processes.nodes.push(...started);
   for (const node of started) watchLeaseLines(node, processes.leaseLines);
@@ -292,7 +298,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   await sleep(1_500);
   const idle = nodes.map((node) => procStatus(node.child.pid!));
   const redisIdle = await redisMemory(redis);
-  context.log(`${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`);
+  context.log(`${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, ping every ${HEARTBEAT_MS ?? 10_000} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`);
 
   // The clients: a sixth per node (the first nodes take the remainder).
   const shares = nodes.map((_, i) => Math.floor(CLIENTS / NODES) + (i < CLIENTS % NODES ? 1 : 0));
@@ -325,7 +331,10 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
     }
     return bytes(worst);
   };
-  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number> }[];
+  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number>; closesWhileJoined: Record<string, number> }[];
+  const rampCloses: Record<string, number> = {};
+  for (const ramp of ramps) for (const [code, count] of Object.entries(ramp.closesWhileJoined)) rampCloses[code] = (rampCloses[code] ?? 0) + count;
+  if (Object.keys(rampCloses).length > 0) context.log(`members whose socket closed during the ramp, by close code: ${JSON.stringify(rampCloses)}`);
   const rampMs = Math.max(...ramps.map((ramp) => ramp.ended)) - Math.min(...ramps.map((ramp) => ramp.started));
   const rampAttempts = ramps.reduce((sum, ramp) => sum + ramp.attempts, 0);
   const rampRefusals: Record<string, number> = {};
