@@ -75,6 +75,8 @@ const HEARTBEAT_MS = process.env['CLUSTER_HEARTBEAT_MS'] ? Number(process.env['C
 /** Sockets one node or client process may hold: 20,000 files less its own (Redis, listening socket, stdio, tsx's esbuild). */
 const SOCKETS_PER_PROCESS = 19_500;
 const SETTLE_MS = 3_000;
+/** How long a node may take to start: at load 30 one did not within 15 s (tsx compiles it first). */
+const NODE_START_MS = 90_000;
 const RECOVERY_DEADLINE_MS = 120_000;
 /** 12 min at 100,000; CLUSTER_DEADLINE_S for a machine that others load (the ramp's pace follows the CPU it gets). */
 const DEADLINE_MS = process.env['CLUSTER_DEADLINE_S'] ? Number(process.env['CLUSTER_DEADLINE_S']) * 1000 : 240_000 + CLIENTS * 5;
@@ -291,7 +293,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   const redis = new Redis(redisProcess.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   processes.client = redis;
   const nodeArgs = ['--lease-ms', String(LEASE_MS), ...(HEARTBEAT_MS ? ['--heartbeat-ms', String(HEARTBEAT_MS)] : []), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
-  const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs)));
+  const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs, NODE_START_MS)));
   processes.nodes.push(...started);
   for (const node of started) watchLeaseLines(node, processes.leaseLines);
   const nodes = [...started];
@@ -375,7 +377,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   let spare: NodeProcess | null = null;
   // CLUSTER_SPARE=1 adds the spare at any size (to try that path at a small scale).
   if (CLIENTS / survivors.length > SOCKETS_PER_PROCESS || process.env['CLUSTER_SPARE'] === '1') {
-    spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs);
+    spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs, NODE_START_MS);
     processes.nodes.push(spare);
     watchLeaseLines(spare, processes.leaseLines);
     const all = [...nodes, spare].map(controlUrl);

@@ -139,7 +139,8 @@ export class NodeProcess {
     readonly output: string[],
   ) {}
 
-  static async start(redisUrl: string, id: string, extra: readonly string[] = []): Promise<NodeProcess> {
+  /** Starts a node; `startTimeoutMs` bounds the wait for its listening line (longer on a loaded machine: tsx compiles first). */
+  static async start(redisUrl: string, id: string, extra: readonly string[] = [], startTimeoutMs = 15_000): Promise<NodeProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), `platform-node-${id}-`));
     const child = spawn(
       process.execPath,
@@ -169,7 +170,11 @@ export class NodeProcess {
     );
     const output: string[] = [];
     child.stderr?.on('data', (chunk: Buffer) => output.push(String(chunk)));
-    const match = await waitForLine(child, /platform-kit signaling: (http:\/\/\S+)/, `node ${id}`);
+    // A node that never said it listens is stopped here: no caller holds it to stop it.
+    const match = await waitForLine(child, /platform-kit signaling: (http:\/\/\S+)/, `node ${id}`, startTimeoutMs).catch((error: unknown) => {
+      child.kill('SIGKILL');
+      throw error;
+    });
     return new NodeProcess(id, child, match[1]!, dataDir, output);
   }
 
