@@ -31,7 +31,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<RegExpExecArray> {
+// A bound for a process that never starts, not a measure of speed: under a load of 30 on 2 cores a node
+// (tsx compiling the server on the way up) took more than 15 s to print its address.
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 90_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`${what}: no "${pattern}" within ${timeoutMs} ms; output: ${seen.slice(-2000)}`)), timeoutMs);
