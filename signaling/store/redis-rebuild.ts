@@ -13,7 +13,9 @@
  *   node (`MOVED`) is let go: its socket closes here as for a takeover, and
  *   the client resumes through ordinary placement.
  * - A member put back (`ADDED`) is announced to its shard (presence `add`)
- *   once this node listens to the shard's channel again.
+ *   by the restore script itself, so the announcement is never lost with a
+ *   lost answer (redis-scripts.ts); this node listens to the shard's channel
+ *   again first.
  */
 import { PlatformError } from '../../protocol/errors.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -65,9 +67,17 @@ export async function rebuild(context: RebuildContext): Promise<void> {
     // Not those that left or changed since the rebuild began.
     const batch = items.slice(from, from + RESTORE_BATCH).filter((item) => held.get(memberRef(item.projectId, item.shardName, item.clientId)) === item);
     if (batch.length === 0) continue;
-    const outcomes = await restore(context, batch);
-    const adds: [channel: string, item: Held][] = [];
+    // Listening again before the batch is put back: the restore script announces each member it adds (LUA_RESTORE), and
+    // this node's own members hear it from Redis like the others'. A batch's subscriptions pipelined, not one round trip each.
     const resubscribe: Promise<void>[] = [];
+    for (const item of batch) {
+      const channel = keys.channel(item.projectId, item.shardName);
+      if (subscribed.has(channel)) continue;
+      subscribed.add(channel);
+      resubscribe.push(channels.wantAgain(channel));
+    }
+    await Promise.all(resubscribe);
+    const outcomes = await restore(context, batch);
     batch.forEach((item, i) => {
       const ref = memberRef(item.projectId, item.shardName, item.clientId);
       const channel = keys.channel(item.projectId, item.shardName);
@@ -80,23 +90,17 @@ export async function rebuild(context: RebuildContext): Promise<void> {
         channels.deliverLocal(channel, { kind: 'takeover', clientId: item.clientId, node: '' });
         return;
       }
-      if (!subscribed.has(channel)) {
-        subscribed.add(channel);
-        resubscribe.push(channels.wantAgain(channel));
-      }
-      if (outcome !== 'ADDED') return;
-      restored++;
-      if (item.online) adds.push([channel, item]);
+      if (outcome === 'ADDED') restored++;
     });
-    // Listening again before the adds go out; a batch's subscriptions pipelined, not one round trip each.
-    await Promise.all(resubscribe);
-    for (const [channel, item] of adds) {
-      const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
-      const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
-      channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
-    }
   }
   context.log(`platform-kit: node ${context.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`);
+}
+
+/** The presence `add` that announces a member put back (published by LUA_RESTORE, only if it is). */
+function addFrame(item: Held): string {
+  const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
+  const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, peerId: record.peerId };
+  return JSON.stringify({ type: 'presence', op: 'add', member });
 }
 
 /** One restore script for `batch` (LUA_RESTORE): an outcome per member, in order. */
@@ -105,7 +109,7 @@ async function restore(context: RebuildContext, batch: readonly Held[]): Promise
   for (const item of batch) {
     // An automatic shard keeps its own capacity; a named one is checked with each member's own, as a join is.
     const [cap = '', auto = '0'] = item.meta.split(':');
-    args.push(item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', auto === '1' ? Number(cap) : item.capacity, auto);
+    args.push(item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', auto === '1' ? Number(cap) : item.capacity, auto, addFrame(item));
   }
   const reply = (await context.redis.run(SCRIPTS.restore, args)) as RestoreOutcome[] | 'FENCED';
   if (reply === 'FENCED') {

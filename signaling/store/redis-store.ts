@@ -10,7 +10,10 @@
  *   key (`lease:<node>`, PX `leaseMs`) each `leaseMs / 3`, on a path of its
  *   own (never behind a sweep or a rebuild); a node whose lease expired
  *   (killed, stalled, partitioned) is swept by any live node: its members are
- *   removed and a presence `remove` is published for each. Within the lease a
+ *   removed and a presence `remove` is published for each, by the sweep
+ *   script itself (redis-scripts.ts: a notice published after the answer is
+ *   lost with a lost answer, and a sweep queued while Redis hung runs when it
+ *   resumes, answer or not; so do leave and restore). Within the lease a
  *   client of the dead node may resume on another node and keep its id: the
  *   resume's `update({ online: true })` moves the member to the new node.
  * - Fencing (redis-scripts.ts): the lease key holds the node's epoch, and
@@ -26,7 +29,9 @@
  * - Messages: one PUBLISH per message on a channel per shard; each node keeps
  *   one subscriber connection, subscribed to the shards it holds members of.
  *   Listeners on the publishing node are called at once (same-node traffic
- *   never waits for Redis); other nodes get it from the channel.
+ *   never waits for Redis); other nodes get it from the channel. What a
+ *   script publishes (a member removed or put back) every node, the
+ *   script's caller too, gets from the channel.
  * - Redis down: commands fail at once with `UNAVAILABLE` (no offline queue, so
  *   nothing waits unbounded); ioredis reconnects. Redis that hangs: every
  *   command is bounded by `commandTimeoutMs` and then fails `UNAVAILABLE`
@@ -170,10 +175,6 @@ class RedisStore implements RedisShardStore {
 
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
 
-  #presenceRemove(projectId: string, shardName: string, clientId: string): void {
-    this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
-  }
-
   #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
     const decoded = decodeRecord(clientId, value);
     const tail = value.slice(value.indexOf('\n') + 1);
@@ -196,28 +197,22 @@ class RedisStore implements RedisShardStore {
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
     let removed = 0;
-    // In batches: Redis serves the other nodes (their renewals) between two of them.
+    // In batches: Redis serves the other nodes (their renewals) between two of them. The script tells each shard
+    // (a takeover, so that a stalled node that wakes drops the socket it still holds, and the presence remove):
+    // a sweep that ran in Redis is heard even when its answer is lost here (redis-scripts.ts).
     for (let done = false; !done; ) {
-      const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH])) as string[];
+      const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH, this.nodeId])) as string[];
       done = reply.pop() !== '0';
-      for (const ref of reply) {
-        const [projectId, shardName, clientId] = splitMemberRef(ref);
-        // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
-        // it never lists itself beside the members that took its place; the client is placed anew.
-        if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
-        this.#presenceRemove(projectId, shardName, clientId);
-      }
       removed += reply.length;
     }
     if (removed > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${removed} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
   }
 
-  /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
+  /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. The script tells the shard. */
   async #leaveNow(ref: string): Promise<boolean> {
     const [projectId, shardName, clientId] = splitMemberRef(ref);
     const removed = (await this.#redis.run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#lease.epoch])) as number;
     if (removed === -1) throw this.#lease.fenced();
-    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId);
     return removed === 1;
   }
 
