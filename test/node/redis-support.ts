@@ -142,7 +142,7 @@ export class NodeProcess {
   ) {}
 
   /** Starts a node; `startTimeoutMs` bounds the wait for its listening line (longer on a loaded machine: tsx compiles first). */
-  static async start(redisUrl: string, id: string, extra: readonly string[] = [], startTimeoutMs = 15_000): Promise<NodeProcess> {
+  static async start(redisUrl: string, id: string, extra: readonly string[] = [], startTimeoutMs = 90_000): Promise<NodeProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), `platform-node-${id}-`));
     const child = spawn(
       process.execPath,
