@@ -7,6 +7,9 @@
  *   CLUSTER_CLIENTS=100000 npm run bench -- cluster-scale   # the issue's figure
  *   CLUSTER_SPARE=1 …                                        # the spare node (below) at any size
  *   CLUSTER_LEASE_MS=10000 …                                 # another lease than 3 s
+ *   CLUSTER_HEARTBEAT_MS=60000 …                              # the nodes' ping interval (default theirs, 10 s)
+ *   CLUSTER_DEADLINE_S=1500 …                                 # a longer deadline than 240 s + 5 ms per client
+ *   CLUSTER_LOG=/tmp/cluster.log …                            # every node's lease lines and every sample, also on failure
  *
  * Why a cluster: one process here may hold 20,000 files (`ulimit -n`, hard
  * limit too), so 100,000 clients are spread over 6 nodes (~16,700 sockets
@@ -46,7 +49,7 @@
  *   its pid, also on failure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { decodeRecord } from '../signaling/store/redis-keys.js';
@@ -64,11 +67,19 @@ const CAPACITY = 10;
 /** A few seconds, so that a dead node's leftovers are swept within the run; CLUSTER_LEASE_MS to try another. */
 const LEASE_MS = Number(process.env['CLUSTER_LEASE_MS'] ?? 3_000);
 const IN_FLIGHT_PER_PROCESS = 64;
+/**
+ * The server's ping interval (a socket silent for two is terminated); CLUSTER_HEARTBEAT_MS to set it, else the
+ * server's default (10 s). A client process holds ~16,700 sockets: starved of CPU, it may not answer every ping in time.
+ */
+const HEARTBEAT_MS = process.env['CLUSTER_HEARTBEAT_MS'] ? Number(process.env['CLUSTER_HEARTBEAT_MS']) : undefined;
 /** Sockets one node or client process may hold: 20,000 files less its own (Redis, listening socket, stdio, tsx's esbuild). */
 const SOCKETS_PER_PROCESS = 19_500;
 const SETTLE_MS = 3_000;
+/** How long a node may take to start: at load 30 one did not within 15 s (tsx compiles it first). */
+const NODE_START_MS = 90_000;
 const RECOVERY_DEADLINE_MS = 120_000;
-const DEADLINE_MS = 240_000 + CLIENTS * 5;
+/** 12 min at 100,000; CLUSTER_DEADLINE_S for a machine that others load (the ramp's pace follows the CPU it gets). */
+const DEADLINE_MS = process.env['CLUSTER_DEADLINE_S'] ? Number(process.env['CLUSTER_DEADLINE_S']) * 1000 : 240_000 + CLIENTS * 5;
 const KEYS = 'pk:';
 
 const CLIENT_CHILD = fileURLToPath(new URL('./support/cluster-clients-child.ts', import.meta.url));
@@ -224,6 +235,19 @@ interface Processes {
   children: ChildProcess[];
   client?: Redis;
   stopSampler?: () => void;
+  /** The sampler's figures (members in Redis and the epoch counter, each second), for CLUSTER_LOG. */
+  samples?: readonly { at: number; members: number; epoch: number }[];
+  /** The nodes' lines about leases (lapses, re-registrations, sweeps, renewals failed, late or slow), stamped when read. */
+  leaseLines: string[];
+}
+
+const LEASE_LINE = /had lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/;
+
+/** Keeps `node`'s lines about leases, each with the time it was read (the node's stderr is a pipe: within milliseconds). */
+function watchLeaseLines(node: NodeProcess, into: string[]): void {
+  node.child.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of String(chunk).split('\n')) if (LEASE_LINE.test(line)) into.push(`  ${new Date().toISOString().slice(11, 23)} ${line.replace(/^platform-kit: /, '')}`);
+  });
 }
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
@@ -234,7 +258,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   if (!Number.isInteger(CLIENTS) || CLIENTS < NODES * CAPACITY || CLIENTS / NODES > SOCKETS_PER_PROCESS) {
     throw new Error(`CLUSTER_CLIENTS must be an integer from ${NODES * CAPACITY} to ${NODES * SOCKETS_PER_PROCESS} (one node and one client process hold a sixth each), got ${process.env['CLUSTER_CLIENTS']}`);
   }
-  const processes: Processes = { nodes: [], children: [] };
+  const processes: Processes = { nodes: [], children: [], leaseLines: [] };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`cluster-scale: not done within ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
@@ -244,13 +268,13 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   } finally {
     clearTimeout(timer);
     // What the nodes said about their leases (redis-store.ts logs each lapse, re-registration and sweep), also on failure.
-    const notes = processes.nodes.flatMap((node) =>
-      node.output
-        .join('')
-        .split('\n')
-        .filter((line) => /had lost its lease|re-registered|removed \d+ members of expired|lease renewal|emptied/.test(line))
-        .map((line) => `  ${line.replace(/^platform-kit: /, '')}`),
-    );
+    const notes = processes.leaseLines;
+    const logFile = process.env['CLUSTER_LOG'];
+    if (logFile) {
+      const samples = (processes.samples ?? []).map((sample) => `${new Date(sample.at).toISOString()} members ${sample.members} epoch ${sample.epoch}`);
+      writeFileSync(logFile, `${notes.join('\n')}\n\nsamples:\n${samples.join('\n')}\n`);
+      context.log(`\nevery lease line and sample: ${logFile}`);
+    }
     if (notes.length > 0) context.log(`\nthe nodes' log about leases (${notes.length} lines${notes.length > 40 ? ', the first 40' : ''}):\n${notes.slice(0, 40).join('\n')}`);
     processes.stopSampler?.();
     // Redis's slowest commands of the run (over 10 ms, its default threshold): a script that holds Redis longer
@@ -268,14 +292,15 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   processes.redis = redisProcess;
   const redis = new Redis(redisProcess.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   processes.client = redis;
-  const nodeArgs = ['--lease-ms', String(LEASE_MS), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
-  const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs)));
+  const nodeArgs = ['--lease-ms', String(LEASE_MS), ...(HEARTBEAT_MS ? ['--heartbeat-ms', String(HEARTBEAT_MS)] : []), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
+  const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs, NODE_START_MS)));
   processes.nodes.push(...started);
+  for (const node of started) watchLeaseLines(node, processes.leaseLines);
   const nodes = [...started];
   await sleep(1_500);
   const idle = nodes.map((node) => procStatus(node.child.pid!));
   const redisIdle = await redisMemory(redis);
-  context.log(`${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`);
+  context.log(`${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, ping every ${HEARTBEAT_MS ?? 10_000} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`);
 
   // The clients: a sixth per node (the first nodes take the remainder).
   const shares = nodes.map((_, i) => Math.floor(CLIENTS / NODES) + (i < CLIENTS % NODES ? 1 : 0));
@@ -286,6 +311,7 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   // Every second from here on: members in Redis and the epoch counter (each lease lapse re-registers a node with a new epoch).
   const firstEpoch = Number(await redis.get(`${KEYS}epoch`));
   const samples: { at: number; members: number; epoch: number }[] = [];
+  processes.samples = samples;
   const sampler = setInterval(() => {
     void Promise.all([sizes(redis), redis.get(`${KEYS}epoch`)]).then(
       ([sample, epoch]) => samples.push({ at: Date.now(), members: sample.sum, epoch: Number(epoch) }),
@@ -307,7 +333,10 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
     }
     return bytes(worst);
   };
-  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number> }[];
+  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number>; closesWhileJoined: Record<string, number> }[];
+  const rampCloses: Record<string, number> = {};
+  for (const ramp of ramps) for (const [code, count] of Object.entries(ramp.closesWhileJoined)) rampCloses[code] = (rampCloses[code] ?? 0) + count;
+  if (Object.keys(rampCloses).length > 0) context.log(`members whose socket closed during the ramp, by close code: ${JSON.stringify(rampCloses)}`);
   const rampMs = Math.max(...ramps.map((ramp) => ramp.ended)) - Math.min(...ramps.map((ramp) => ramp.started));
   const rampAttempts = ramps.reduce((sum, ramp) => sum + ramp.attempts, 0);
   const rampRefusals: Record<string, number> = {};
@@ -348,8 +377,9 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   let spare: NodeProcess | null = null;
   // CLUSTER_SPARE=1 adds the spare at any size (to try that path at a small scale).
   if (CLIENTS / survivors.length > SOCKETS_PER_PROCESS || process.env['CLUSTER_SPARE'] === '1') {
-    spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs);
+    spare = await NodeProcess.start(redisProcess.url, `s${NODES + 1}`, nodeArgs, NODE_START_MS);
     processes.nodes.push(spare);
+    watchLeaseLines(spare, processes.leaseLines);
     const all = [...nodes, spare].map(controlUrl);
     for (const group of groups) group.tell({ urls: all });
     context.log(`\n${CLIENTS / survivors.length <= SOCKETS_PER_PROCESS ? '(CLUSTER_SPARE=1) ' : ''}${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`);

@@ -64,6 +64,8 @@ interface Client {
 const clients: Client[] = [];
 const down = new Set<number>();
 const refusals: Record<string, number> = {};
+/** Sockets closed while their client was a member, by close code. */
+const closesWhileJoined: Record<number, number> = {};
 let attempts = 0;
 /** Date.now() of the first and last rejoin of each kind; 0: none yet (JSON over IPC has no Infinity). */
 const resumedSpan = { first: 0, last: 0 };
@@ -128,8 +130,10 @@ function connect(client: Client): Promise<void> {
       }
     });
     socket.once('error', (error: Error & { code?: string }) => fail(error.code ?? 'socket error'));
-    socket.once('close', () => {
+    socket.once('close', (code: number) => {
       if (!settled) return fail('closed before joined');
+      // Why members were lost (1006: the server terminated the socket or died; 4xxx: a close it gave).
+      if (client.joined) closesWhileJoined[code] = (closesWhileJoined[code] ?? 0) + 1;
       if (client.socket !== socket) return;
       client.socket = null;
       if (!client.joined) return;
@@ -189,7 +193,7 @@ async function joinAll(): Promise<void> {
   };
   await Promise.all(Array.from({ length: Math.min(config.inFlight, config.count) }, lane));
   const ended = Date.now();
-  send({ bench: 'joined', count: clients.length, started, ended, attempts, refusals: { ...refusals } });
+  send({ bench: 'joined', count: clients.length, started, ended, attempts, refusals: { ...refusals }, closesWhileJoined: { ...closesWhileJoined } });
 }
 
 function status(): Record<string, unknown> {

@@ -1,6 +1,8 @@
 /**
- * The Redis store's two connections (commands, and the subscriber its shard
- * channels listen on) and how a command's failure reaches the store's
+ * The Redis store's three connections (commands; the lease's renewals, on a
+ * connection of their own so that a renewal never waits behind the joins,
+ * sweeps and restores pipelined on the command connection; and the subscriber
+ * its shard channels listen on) and how a command's failure reaches the store's
  * callers: a Redis that is down, hangs or drops the connection is
  * `UNAVAILABLE` (retry shortly); a script error is a bug (`INTERNAL`).
  *
@@ -22,6 +24,8 @@ export function timedOut(error: unknown): boolean {
 
 export class RedisConnection {
   command: Redis | undefined;
+  /** The lease's own connection: Redis reads it in turn with the others, never behind this node's own backlog. */
+  lease: Redis | undefined;
   subscriber: Redis | undefined;
   closed = false;
 
@@ -36,8 +40,13 @@ export class RedisConnection {
     return this.command?.status === 'ready';
   }
 
-  /** Makes both connections (not connected yet: `lazyConnect`, so listeners can be added first). ioredis is imported here, lazily. */
-  async make(options: string | RedisOptions): Promise<{ command: Redis; subscriber: Redis }> {
+  /** True while the lease's connection is up. */
+  get leaseAvailable(): boolean {
+    return this.lease?.status === 'ready';
+  }
+
+  /** Makes the three connections (not connected yet: `lazyConnect`, so listeners can be added first). ioredis is imported here, lazily. */
+  async make(options: string | RedisOptions): Promise<{ command: Redis; lease: Redis; subscriber: Redis }> {
     const { Redis } = await import('ioredis');
     const base: RedisOptions = typeof options === 'string' ? {} : options;
     const settings = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: this.commandTimeoutMs } as const;
@@ -47,14 +56,16 @@ export class RedisConnection {
       return redis;
     };
     this.command = make();
+    this.lease = make();
     this.subscriber = make();
-    return { command: this.command, subscriber: this.subscriber };
+    return { command: this.command, lease: this.lease, subscriber: this.subscriber };
   }
 
-  #client(): Redis {
+  #client(which: 'command' | 'lease'): Redis {
     if (this.closed) throw new PlatformError('NOT_CONNECTED', 'the Redis store is closed');
-    if (!this.command || this.command.status !== 'ready') throw unavailable('Redis is out of reach');
-    return this.command;
+    const redis = which === 'lease' ? this.lease : this.command;
+    if (!redis || redis.status !== 'ready') throw unavailable('Redis is out of reach');
+    return redis;
   }
 
   /** A failed command as the store's callers see it: out of reach (down, hanging, dropped) is UNAVAILABLE; null: anything else. */
@@ -65,9 +76,12 @@ export class RedisConnection {
     return null;
   }
 
-  /** Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart). */
-  async run(which: Script, args: readonly (string | number)[]): Promise<unknown> {
-    const redis = this.#client();
+  /**
+   * Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart), on the
+   * command connection or (`on: 'lease'`) on the lease's own.
+   */
+  async run(which: Script, args: readonly (string | number)[], on: 'command' | 'lease' = 'command'): Promise<unknown> {
+    const redis = this.#client(on);
     try {
       try {
         return await redis.evalsha(which.sha, 0, ...args);
@@ -83,7 +97,7 @@ export class RedisConnection {
 
   /** Runs plain commands on the command connection. */
   async read<T>(call: (redis: Redis) => Promise<T>): Promise<T> {
-    const redis = this.#client();
+    const redis = this.#client('command');
     try {
       return await call(redis);
     } catch (error) {
@@ -93,6 +107,6 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.command?.quit().catch(() => this.command?.disconnect()), this.subscriber?.quit().catch(() => this.subscriber?.disconnect())]);
+    await Promise.all([this.command, this.lease, this.subscriber].map((redis) => redis?.quit().catch(() => redis.disconnect())));
   }
 }

@@ -30,6 +30,7 @@ const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map(
 );
 
 // Pub/sub envelope: "node\nletter\n…": a header of short fields, then the frame (JSON, no raw newline).
+// The node is empty in a notice a Lua script publishes (redis-scripts.ts `tell`): no node id is empty.
 function encodeMessage(node: string, message: Envelope): string {
   const head = `${node}\n${LETTER_OF_KIND[message.kind]}\n`;
   switch (message.kind) {
@@ -169,7 +170,8 @@ export class ShardChannels {
     } catch {
       decoded = null;
     }
-    if (!decoded || decoded.node === this.node) return; // our own: delivered locally already
+    // Our own: delivered locally already. A script's notice (redis-scripts.ts `tell`) names no node and is for every node.
+    if (!decoded || decoded.node === this.node) return;
     const message = decoded.message;
     if (message.kind === 'gap') {
       const told = this.#sent.tellBetween(channel, message.fromMs, message.toMs);

@@ -13,6 +13,16 @@
  * partition) therefore cannot write with the lease it lost: the others may
  * have swept its members and given their places away, and it must re-register
  * (a new epoch) and put its members back through the capacity check first.
+ *
+ * Notices: a script that takes a member out of a shard (leave, sweep) or puts
+ * one back (restore) publishes the presence change on the shard's channel
+ * itself, in the same atomic step. A notice published by the caller after the
+ * answer is lost with the answer: a command that times out (Redis hung and ran
+ * it on resuming; the node was starved of CPU, and Node fires the timeout
+ * before it reads the reply) still happens in Redis, and the clients went on
+ * listing a member Redis no longer held (the fault suite, Redis SIGSTOPped
+ * under load: 13 listed in a shard of 10). Published in the script, a notice
+ * also takes its place in the order of the shard's changes as Redis made them.
  */
 import { createHash } from 'node:crypto';
 
@@ -34,8 +44,15 @@ end
 local function fenced(prefix, node, epoch)
   return redis.call('GET', prefix .. 'lease:' .. node) ~= epoch
 end
+-- Publishes on the shard's channel in redis-pubsub.ts's envelope ("node\\nkind\\nfield\\nrest") with an empty
+-- node: from Redis itself, so every node delivers it to its members, the caller's node too (see the file's comment).
+local function tell(prefix, P, shard, kind, field, rest)
+  redis.call('PUBLISH', prefix .. '{' .. P .. '}:ch:' .. shard, '\\n' .. kind .. '\\n' .. field .. '\\n' .. rest)
+end
+-- Takes a member out and tells its shard (presence 'remove', not to the member itself).
 local function removeMember(prefix, P, shard, clientId, f)
   local base = prefix .. '{' .. P .. '}:'
+  tell(prefix, P, shard, 'p', clientId, '{"type":"presence","op":"remove","clientId":' .. cjson.encode(clientId) .. '}')
   redis.call('HDEL', base .. 'm:' .. shard, clientId)
   redis.call('HDEL', base .. 'rl:' .. shard, clientId)
   redis.call('SREM', prefix .. 'nm:' .. f[2], P .. '\\n' .. shard .. '\\n' .. clientId)
@@ -101,6 +118,7 @@ return add(named, cap, false, '1')
 `;
 
 // ARGV: prefix, P, shard, clientId, node, epoch. Returns 1 (removed), 0 (not this node's), -1 (fenced).
+// A member removed is told to its shard from here (removeMember), so a leave whose answer is lost is still heard.
 const LUA_LEAVE = `${LUA_COMMON}
 local prefix, P, shard, clientId, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 if fenced(prefix, node, epoch) then return -1 end
@@ -148,12 +166,15 @@ redis.call('HSET', mkey, clientId, nv)
 return {nv, redis.call('HGET', base .. 'shards', shard) or ''}
 `;
 
-// ARGV: prefix, dead node, force ('1': sweep even with a live lease; a node clearing its previous run), batch size.
+// ARGV: prefix, dead node, force ('1': sweep even with a live lease; a node clearing its previous run), batch size,
+// the sweeping node. Each member removed is told to its shard from here (a takeover naming the sweeper, so that a
+// stalled node that wakes drops the socket it still holds, relay.ts; then the presence remove), never by the caller
+// after the answer: a sweep queued while Redis hung runs when it resumes, with the answer long timed out.
 // Removes at most `batch` of the node's members per call, so Redis serves the others between calls (one script
 // over 16,000 members held it for seconds, every other node's renewal timed out, and their leases lapsed in turn).
 // Returns the refs removed, then '1' as the last element when the node has none left (the caller calls again otherwise).
 const LUA_SWEEP = `${LUA_COMMON}
-local prefix, dead, force, batch = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local prefix, dead, force, batch, sweeper = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 if force ~= '1' and redis.call('EXISTS', prefix .. 'lease:' .. dead) == 1 then return {'1'} end
 local key = prefix .. 'nm:' .. dead
 local refs = redis.call('SPOP', key, batch)
@@ -165,6 +186,7 @@ for i = 1, #refs do
     if v then
       local f = split(v)
       if f[2] == dead then
+        if force ~= '1' then tell(prefix, P, shard, 't', clientId, sweeper) end
         removeMember(prefix, P, shard, clientId, f)
         out[#out + 1] = refs[i]
       end
@@ -207,41 +229,54 @@ redis.call('SET', leaseKey, fresh, 'PX', lease)
 return {status, fresh, current}
 `;
 
-// ARGV: prefix, P, shard, clientId, record tail (from node on), online, capacity, automatic ('1'/'0'), node, epoch
-// Puts back a member this node holds after Redis lost it (or swept it while this node was stalled), through the
-// same capacity check as a join: 'KEPT' (still there, this node's), 'ADDED', 'FULL' (its place was given away:
-// the client must be placed anew), 'MOVED' (another node holds it now: it resumed there), 'FENCED'.
+// ARGV: prefix, node, epoch, then 8 per member: P, shard, clientId, record tail (from node on), online, capacity,
+// automatic ('1'/'0'), its presence 'add' frame. Puts back members this node holds after Redis lost them (or swept them while this node was
+// stalled), each through the same capacity check as a join. Returns one outcome per member, in order: 'KEPT' (still
+// there, this node's), 'ADDED', 'FULL' (its place was given away: the client must be placed anew), 'MOVED' (another
+// node holds it now: it resumed there); or 'FENCED' for the whole call (the lease is checked once: a script is atomic).
+// A member put back online is announced from here (its 'add' frame), in the order of the shard's changes: a sweep's
+// 'remove' of it went out from the sweep script before, and a lost answer cannot lose the 'add' (see the top).
+// Many members per call (one round trip each held a node's rebuild of 16,000 members for minutes), and few enough
+// (RESTORE_BATCH, redis-store.ts) that Redis serves the other nodes between two calls.
 const LUA_RESTORE = `${LUA_COMMON}
-local prefix, P, shard, clientId, tail, online, cap, auto, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+local prefix, node, epoch = ARGV[1], ARGV[2], ARGV[3]
 if fenced(prefix, node, epoch) then return 'FENCED' end
-local base = prefix .. '{' .. P .. '}:'
-local mkey = base .. 'm:' .. shard
-local v = redis.call('HGET', mkey, clientId)
-if v then
-  if split(v)[2] == node then return 'KEPT' end
-  return 'MOVED'
+local function restore(P, shard, clientId, tail, online, cap, auto, added)
+  local base = prefix .. '{' .. P .. '}:'
+  local mkey = base .. 'm:' .. shard
+  local v = redis.call('HGET', mkey, clientId)
+  if v then
+    if split(v)[2] == node then return 'KEPT' end
+    return 'MOVED'
+  end
+  local meta = redis.call('HGET', base .. 'shards', shard)
+  local seq
+  if meta then
+    local c, a, s = string.match(meta, '^(%d+):(%d):(%d+)$')
+    auto, seq = a, s
+    -- automatic shards hold their own capacity; a named one, each member's own (as in a join)
+    if auto == '1' then cap = tonumber(c) end
+    if tonumber(redis.call('HGET', base .. 'size', shard) or '0') >= cap then return 'FULL' end
+  else
+    seq = redis.call('INCR', base .. 'seq')
+    redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
+  end
+  redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
+  local size = redis.call('HINCRBY', base .. 'size', shard, 1)
+  if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
+  redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
+  if auto == '1' then
+    if size < cap then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
+    else redis.call('ZREM', base .. 'open:' .. cap, shard) end
+  end
+  if online == '1' then tell(prefix, P, shard, 'p', clientId, added) end
+  return 'ADDED'
 end
-local meta = redis.call('HGET', base .. 'shards', shard)
-local seq
-if meta then
-  local c, a, s = string.match(meta, '^(%d+):(%d):(%d+)$')
-  auto, seq = a, s
-  -- automatic shards hold their own capacity; a named one, each member's own (as in a join)
-  if auto == '1' then cap = tonumber(c) end
-  if tonumber(redis.call('HGET', base .. 'size', shard) or '0') >= cap then return 'FULL' end
-else
-  seq = redis.call('INCR', base .. 'seq')
-  redis.call('HSET', base .. 'shards', shard, cap .. ':' .. auto .. ':' .. seq)
+local out = {}
+for i = 4, #ARGV - 7, 8 do
+  out[#out + 1] = restore(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], tonumber(ARGV[i + 5]), ARGV[i + 6], ARGV[i + 7])
 end
-redis.call('HSET', mkey, clientId, redis.call('INCR', base .. 'seq') .. '\\n' .. tail)
-local size = redis.call('HINCRBY', base .. 'size', shard, 1)
-if online == '1' then redis.call('HINCRBY', base .. 'online', shard, 1) end
-redis.call('SADD', prefix .. 'nm:' .. node, P .. '\\n' .. shard .. '\\n' .. clientId)
-if auto == '1' then
-  if size < cap then redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
-  else redis.call('ZREM', base .. 'open:' .. cap, shard) end
-end
-return 'ADDED'
+return out
 `;
 
 // ARGV: key, emission interval (µs), burst tolerance (µs); see join-limit.ts. 1: admitted, 0: over.

@@ -10,7 +10,10 @@
  *   key (`lease:<node>`, PX `leaseMs`) each `leaseMs / 3`, on a path of its
  *   own (never behind a sweep or a rebuild); a node whose lease expired
  *   (killed, stalled, partitioned) is swept by any live node: its members are
- *   removed and a presence `remove` is published for each. Within the lease a
+ *   removed and a presence `remove` is published for each, by the sweep
+ *   script itself (redis-scripts.ts: a notice published after the answer is
+ *   lost with a lost answer, and a sweep queued while Redis hung runs when it
+ *   resumes, answer or not; so do leave and restore). Within the lease a
  *   client of the dead node may resume on another node and keep its id: the
  *   resume's `update({ online: true })` moves the member to the new node.
  * - Fencing (redis-scripts.ts): the lease key holds the node's epoch, and
@@ -26,7 +29,9 @@
  * - Messages: one PUBLISH per message on a channel per shard; each node keeps
  *   one subscriber connection, subscribed to the shards it holds members of.
  *   Listeners on the publishing node are called at once (same-node traffic
- *   never waits for Redis); other nodes get it from the channel.
+ *   never waits for Redis); other nodes get it from the channel. What a
+ *   script publishes (a member removed or put back) every node, the
+ *   script's caller too, gets from the channel.
  * - Redis down: commands fail at once with `UNAVAILABLE` (no offline queue, so
  *   nothing waits unbounded); ioredis reconnects. Redis that hangs: every
  *   command is bounded by `commandTimeoutMs` and then fails `UNAVAILABLE`
@@ -45,7 +50,9 @@
  *   (fails open); saved buckets lost with a Redis restart mean one full bucket.
  *
  * The parts: redis-scripts.ts (the Lua scripts), redis-keys.ts (the key
- * layout and the records under it), redis-pubsub.ts (the shard channels).
+ * layout and the records under it), redis-pubsub.ts (the shard channels),
+ * redis-connection.ts and redis-lease.ts (the connections, the lease),
+ * redis-rebuild.ts (putting back what the node holds under a new epoch).
  *
  * ioredis is imported lazily, when a Redis store is created: the embedded
  * default never loads it.
@@ -57,6 +64,7 @@ import { joinSteps } from './join-limit.js';
 import { decodeBuckets, decodeRecord, decodeRecords, encodeBuckets, encodeTail, memberRef, RedisKeys, splitMemberRef } from './redis-keys.js';
 import { RedisConnection, unavailable } from './redis-connection.js';
 import { NodeLease } from './redis-lease.js';
+import { rebuild, type Held } from './redis-rebuild.js';
 import { ShardChannels } from './redis-pubsub.js';
 import { SCRIPTS } from './redis-scripts.js';
 import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
@@ -95,20 +103,6 @@ const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const SWEEP_BATCH = 500;
 /** Longest a join waits for the cluster's recovery before it is answered UNAVAILABLE (within the server's join timeout). */
 const MAX_RECOVERY_WAIT_MS = 5_000;
-
-/** What this node holds, to re-register after Redis lost it. */
-interface Held {
-  readonly projectId: string;
-  readonly shardName: string;
-  readonly clientId: string;
-  order: number;
-  tail: string;
-  online: boolean;
-  /** The shard's "capacity:automatic:seq" when this node last wrote the member. */
-  meta: string;
-  /** The capacity the member joined with (a named shard's check is each member's own). */
-  capacity: number;
-}
 
 /**
  * Creates a Redis store for node `nodeId`. Connects at once (two
@@ -163,12 +157,14 @@ class RedisStore implements RedisShardStore {
   }
 
   async #connect(options: string | RedisOptions): Promise<void> {
-    const { command, subscriber } = await this.#redis.make(options);
+    const { command, lease, subscriber } = await this.#redis.make(options);
     this.#channels.attach(command, subscriber);
-    command.on('ready', () => {
+    const reconnected = (): void => {
       if (this.#maintainTimer) void this.heartbeat(); // reconnected: renew (and rebuild) now, not at the next tick
-    });
-    await Promise.all([command.connect(), subscriber.connect()]);
+    };
+    command.on('ready', reconnected);
+    lease.on('ready', reconnected);
+    await Promise.all([command.connect(), lease.connect(), subscriber.connect()]);
     // A previous run of this node id (killed, restarted at once) left members no socket holds any more.
     await this.#sweepNode(this.nodeId, true);
     await this.heartbeat();
@@ -180,13 +176,13 @@ class RedisStore implements RedisShardStore {
   // ─── the lease: renewal, rebuild, sweeping dead nodes ─────────────────────
 
   /**
-   * A member removed: the shard hears it. `seat`: and its spectators hear that a seat is free (a
-   * member swept or an orphan; a member that left through `leave` is told by the server, session.ts finalize).
+   * A seat freed: the shard's spectators hear it (a member swept or an orphan; a member that left
+   * through `leave` is told by the server, session.ts finalize). The member's removal itself is
+   * announced by the script that removed it (redis-scripts.ts `tell`); this notice comes after its answer, so a
+   * lost answer loses it, and a spectator learns of the seat at the next one.
    */
-  #presenceRemove(projectId: string, shardName: string, clientId: string, seat: boolean): void {
-    const channel = this.#keys.channel(projectId, shardName);
-    this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'remove', clientId }), except: clientId });
-    if (seat) this.#channels.publish(channel, { kind: 'seat' });
+  #seatFreed(projectId: string, shardName: string): void {
+    this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'seat' });
   }
 
   #remember(projectId: string, shardName: string, clientId: string, value: string, meta: string, capacity?: number): void {
@@ -197,76 +193,45 @@ class RedisStore implements RedisShardStore {
     this.#held.set(ref, { projectId, shardName, clientId, order: decoded.order, tail, online: decoded.record.online, meta, capacity: capacity ?? this.#held.get(ref)?.capacity ?? shardCapacity });
   }
 
-  /**
-   * Puts back every member this node holds, each through the capacity check (a new epoch: Redis
-   * restarted empty, or this node was swept while stalled). A member whose place was given away,
-   * or that resumed on another node, is let go here: its socket closes, and the client resumes
-   * through ordinary placement.
-   */
+  /** Puts back every member this node holds, through the capacity check (redis-rebuild.ts). */
   async #rebuild(): Promise<void> {
     this.#lease.mustRebuild = false;
-    const items = [...this.#held.values()].sort((a, b) => a.order - b.order);
-    const channels = new Set<string>();
-    let restored = 0;
-    let released = 0;
-    for (const item of items) {
-      const ref = memberRef(item.projectId, item.shardName, item.clientId);
-      if (this.#held.get(ref) !== item) continue; // left or changed meanwhile
-      // An automatic shard keeps its own capacity; a named one is checked with each member's own, as a join is.
-      const [cap = '', auto = '0'] = item.meta.split(':');
-      const capacity = auto === '1' ? Number(cap) : item.capacity;
-      const outcome = (await this.#redis.run(SCRIPTS.restore, [this.#prefix, item.projectId, item.shardName, item.clientId, item.tail, item.online ? '1' : '0', capacity, auto, this.nodeId, this.#lease.epoch])) as string;
-      if (outcome === 'FENCED') {
-        this.#lease.mustRebuild = true;
-        throw this.#lease.fenced();
-      }
-      const channel = this.#keys.channel(item.projectId, item.shardName);
-      if (outcome === 'FULL' || outcome === 'MOVED') {
-        this.#held.delete(ref);
-        released++;
-        // Local only: the relay closes the client's socket here as for a takeover (relay.ts).
-        this.#channels.deliverLocal(channel, { kind: 'takeover', clientId: item.clientId, node: '' });
-        continue;
-      }
-      if (!channels.has(channel)) {
-        channels.add(channel);
-        await this.#channels.wantAgain(channel);
-      }
-      if (outcome !== 'ADDED') continue;
-      restored++;
-      if (item.online) {
-        const record = decodeRecord(item.clientId, `0\n${item.tail}`).record;
-        const member = { clientId: record.clientId, userInfo: record.userInfo, userId: record.userId, connectedAt: record.connectedAt, state: record.state, peerId: record.peerId };
-        this.#channels.publish(channel, { kind: 'presence', frame: JSON.stringify({ type: 'presence', op: 'add', member }), except: item.clientId });
-      }
+    try {
+      await rebuild({ nodeId: this.nodeId, held: this.#held, keys: this.#keys, redis: this.#redis, lease: this.#lease, channels: this.#channels, log: this.#log });
+    } catch (error) {
+      // Not done (the command connection not back yet while the lease's is, Redis gone again): the next round tries again.
+      this.#lease.mustRebuild = true;
+      throw error;
     }
-    this.#log(`platform-kit: node ${this.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`);
   }
 
   async #sweepNode(dead: string, force: boolean): Promise<void> {
     let removed = 0;
-    // In batches: Redis serves the other nodes (their renewals) between two of them.
+    // In batches: Redis serves the other nodes (their renewals) between two of them. The script tells each shard
+    // (a takeover, so that a stalled node that wakes drops the socket it still holds, and the presence remove):
+    // a sweep that ran in Redis is heard even when its answer is lost here (redis-scripts.ts).
     for (let done = false; !done; ) {
-      const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH])) as string[];
+      const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH, this.nodeId])) as string[];
       done = reply.pop() !== '0';
+      const freed = new Set<string>();
       for (const ref of reply) {
-        const [projectId, shardName, clientId] = splitMemberRef(ref);
-        // A stalled node that wakes still holds the socket: it is no member now, and goes (relay.ts), so
-        // it never lists itself beside the members that took its place; the client is placed anew.
-        if (!force) this.#channels.publish(this.#keys.channel(projectId, shardName), { kind: 'takeover', clientId, node: this.nodeId });
-        this.#presenceRemove(projectId, shardName, clientId, true);
+        const [projectId, shardName] = splitMemberRef(ref);
+        const shard = `${projectId}\n${shardName}`;
+        if (freed.has(shard)) continue;
+        freed.add(shard);
+        this.#seatFreed(projectId, shardName);
       }
       removed += reply.length;
     }
     if (removed > 0) this.#log(`platform-kit: node ${this.nodeId} removed ${removed} members of ${force ? 'its previous run' : `expired node ${dead}`}`);
   }
 
-  /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. */
+  /** Removes a member this node holds no socket for (a leave Redis missed, an orphan); true when it was there. The script tells the shard. */
   async #leaveNow(ref: string, seat = true): Promise<boolean> {
     const [projectId, shardName, clientId] = splitMemberRef(ref);
     const removed = (await this.#redis.run(SCRIPTS.leave, [this.#prefix, projectId, shardName, clientId, this.nodeId, this.#lease.epoch])) as number;
     if (removed === -1) throw this.#lease.fenced();
-    if (removed === 1) this.#presenceRemove(projectId, shardName, clientId, seat);
+    if (removed === 1 && seat) this.#seatFreed(projectId, shardName);
     return removed === 1;
   }
 

@@ -31,7 +31,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<RegExpExecArray> {
+// A bound for a process that never starts, not a measure of speed: under a load of 30 on 2 cores a node
+// (tsx compiling the server on the way up) took more than 15 s to print its address.
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 90_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`${what}: no "${pattern}" within ${timeoutMs} ms; output: ${seen.slice(-2000)}`)), timeoutMs);
@@ -139,7 +141,8 @@ export class NodeProcess {
     readonly output: string[],
   ) {}
 
-  static async start(redisUrl: string, id: string, extra: readonly string[] = []): Promise<NodeProcess> {
+  /** Starts a node; `startTimeoutMs` bounds the wait for its listening line (longer on a loaded machine: tsx compiles first). */
+  static async start(redisUrl: string, id: string, extra: readonly string[] = [], startTimeoutMs = 90_000): Promise<NodeProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), `platform-node-${id}-`));
     const child = spawn(
       process.execPath,
@@ -169,7 +172,11 @@ export class NodeProcess {
     );
     const output: string[] = [];
     child.stderr?.on('data', (chunk: Buffer) => output.push(String(chunk)));
-    const match = await waitForLine(child, /platform-kit signaling: (http:\/\/\S+)/, `node ${id}`);
+    // A node that never said it listens is stopped here: no caller holds it to stop it.
+    const match = await waitForLine(child, /platform-kit signaling: (http:\/\/\S+)/, `node ${id}`, startTimeoutMs).catch((error: unknown) => {
+      child.kill('SIGKILL');
+      throw error;
+    });
     return new NodeProcess(id, child, match[1]!, dataDir, output);
   }
 
