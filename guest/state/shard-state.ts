@@ -10,7 +10,7 @@
  */
 import * as Y from 'yjs';
 import { isPlatformError, PlatformError } from '../../protocol/errors.js';
-import { fromBase64, toBase64, type StateRelayMessage, type StateSyncReply } from '../../protocol/signaling.js';
+import { fromBase64, toBase64, type StateRelayMessage, type StateResyncMessage, type StateSyncReply } from '../../protocol/signaling.js';
 import type { DispatchSession } from '../dispatch/session.js';
 import type { SessionStateHooks } from '../dispatch/types.js';
 import { stateMap, type StateMap } from './state-map.js';
@@ -145,8 +145,10 @@ class ShardStateClient implements ShardState {
     this.#settle();
   }
 
-  #onRemote(message: StateRelayMessage): void {
-    if (!this.#closed) this.#apply(message.update);
+  #onRemote(message: StateRelayMessage | StateResyncMessage): void {
+    if (this.#closed) return;
+    if (message.type === 'stateResync') this.#requestSync();
+    else this.#apply(message.update);
   }
 
   /** Applies an update from the network; false (and an error heard by onError) when it does not decode. */
