@@ -129,9 +129,10 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
     (count) => {
       if (count === null) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
       const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${message.update}"}`;
-      ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
       // The first update of a state this node saw before: the store lost it (Redis restarted empty).
+      // Before the publish, which marks the hub as holding state when this node relays it.
       noteState(ctx, projectId, shardName, count === 1, true);
+      ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
       if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
     },
     (error: unknown) => storeFailed(ctx, connection, id, error),
