@@ -70,3 +70,38 @@ describe('platform-kit/guest/state in the browser', function () {
     expect(remote).to.include('m0-9');
   });
 });
+
+describe('platform-kit/guest/state over the mesh', function () {
+  this.timeout(60_000);
+  this.retries(2); // WebRTC on a loaded 2-core machine (see web-test-runner.config.mjs)
+  let url = '';
+  const made: BrowserDispatch[] = [];
+  before(async () => {
+    url = (await executeServerCommand<{ url: string }, object>('signaling-url', {})).url;
+  });
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((client) => client.disconnect()));
+  });
+
+  it('an update reaches a member over its data channel while the sender’s control socket is down', async () => {
+    // A long first reconnection delay: the sender stays off the server while the test looks.
+    const [a, b] = [createDispatch({ url, projectId: 'demo', reconnectInitialDelayMs: 20_000 }), createDispatch({ url, projectId: 'demo' })];
+    made.push(a, b);
+    const [stateA, stateB] = [shardState(a), shardState(b)];
+    const infoA = await a.connect({ shardName: 'browser-mesh-state' });
+    const infoB = await b.connect({ shardName: 'browser-mesh-state' });
+    const end = performance.now() + 20_000;
+    while (!(a.session?.paths()[infoB.clientId] === 'peer' && b.session?.paths()[infoA.clientId] === 'peer')) {
+      if (performance.now() > end) throw new Error('the pair never opened');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    a.session!.dropSocketForTest();
+    stateA.map<string>().set('by', 'mesh');
+    const deadline = performance.now() + 5_000;
+    while (stateB.map<string>().get('by') !== 'mesh') {
+      if (performance.now() > deadline) throw new Error('the update did not come over the data channel');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(a.session!.state).to.equal('reconnecting', 'it came while the sender was off the server');
+  });
+});
