@@ -233,6 +233,29 @@ describe('shard state, one node (memory store)', () => {
     }
   });
 
+  it('merges the stored updates once there are many (not on every update), and the state stays whole', async () => {
+    const writer = backend(server);
+    const reader = backend(server);
+    try {
+      const state = shardState(writer);
+      await writer.connect({ shardName: 'compact' });
+      const map = state.map<number>();
+      // One update per task: 100 stored updates.
+      for (let index = 0; index < 100; index++) {
+        map.set(`k${index}`, index);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      await until(async () => (await store.state!.read(PROJECT, 'compact')).generation > 0, 'a compaction');
+      const stored = await store.state!.read(PROJECT, 'compact');
+      assert.ok(stored.updates.length < 64, `merged: ${stored.updates.length} updates stored`);
+      const readerState = shardState(reader);
+      await reader.connect({ shardName: 'compact' });
+      assert.equal(readerState.map().entries().length, 100);
+    } finally {
+      await closeAll([writer, reader]);
+    }
+  });
+
   it('drops the state when the shard ends (its last member gone and its grace over)', async () => {
     const a = backend(server);
     try {
