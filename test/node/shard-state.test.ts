@@ -196,6 +196,18 @@ describe('shard state, one node (memory store)', () => {
       const notBase64 = await raw.next((frame) => frame.type === 'error' && frame['id'] === undefined);
       assert.equal((notBase64['error'] as { code: string }).code, 'INVALID_MESSAGE');
       assert.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype untouched');
+      // At the door, before anything is decoded: a frame larger than the largest state, and 10,000-deep JSON.
+      raw.send(`{"type":"emit","seq":1,"name":"big","ts":0,"payload":{"a":"${'A'.repeat(200 * 1024)}"}}`);
+      const tooLarge = await raw.next((frame) => frame.type === 'error' && (frame['error'] as { code: string }).code === 'PAYLOAD_TOO_LARGE');
+      assert.equal(tooLarge['id'], undefined, 'refused at the door: an event frame may not be as large as a state update');
+      // 450 KB of zeros decode as an empty update followed by bytes Yjs never reads: answered, nothing kept.
+      raw.send(`{"type":"state","id":902,"update":"${'A'.repeat(4 * Math.ceil((450 * 1024) / 3))}"}`);
+      const zeros = await raw.next((frame) => frame['id'] === 902);
+      assert.equal(zeros.type, 'ok');
+      assert.equal((await store.state!.read(PROJECT, 'hostile')).bytes, 0, 'nothing kept of it');
+      raw.send(`{"type":"state","id":901,"update":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+      const tooDeep = await raw.next((frame) => frame.type === 'error' && String((frame['error'] as { message: string }).message).includes('deeper'));
+      assert.equal((tooDeep['error'] as { code: string }).code, 'INVALID_MESSAGE');
       // The server still serves, and kept none of it.
       assert.equal((await raw.request({ type: 'state', update: toBase64(good) })).type, 'ok');
       const state = shardState(honest);
