@@ -100,8 +100,12 @@ export function createRedisStateStore(redis: RedisConnection, prefix: string, no
     },
     remember(projectId, shardName, frame, size) {
       // Not awaited (the relay does not wait for its history): a failure is logged, the event went anyway.
+      // Nothing may throw out of here: a rejection nobody awaits would end the process.
       redis.run(STATE_SCRIPTS.remember, [prefix, projectId, shardName, frame, size, HISTORY_MAX_CHARS, nodeId, lease.epoch]).then(
-        (reply) => void fencedOr(reply, reply),
+        (reply) => {
+          // Fenced: the lease is told (it re-registers), the event is simply not in the history.
+          if (reply === 'FENCED') log(`platform-kit: history not kept: ${lease.fenced().message}`);
+        },
         (error: unknown) => log(`platform-kit: history not kept: ${String(error)}`),
       );
     },

@@ -114,7 +114,9 @@ export function onStateSync(ctx: ServerContext, connection: Connection, message:
   syncReply(ctx, store, projectId, shardName, message.sv).then(
     (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
     (error: unknown) => storeFailed(ctx, connection, message.id, error),
-  );
+  )
+    // Out of the door's catch (asynchronous): a bug here is logged, never an unhandled rejection that ends the process.
+    .catch((error: unknown) => ctx.log(`platform-kit: stateSync failed: ${String(error)}`));
 }
 
 /** `state`: an update from a member. Checked, kept (within the shard's limit), relayed to the others, answered `ok`. */
@@ -149,7 +151,8 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
       if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
     },
     (error: unknown) => storeFailed(ctx, connection, id, error),
-  );
+  )
+    .catch((error: unknown) => ctx.log(`platform-kit: a state update failed: ${String(error)}`));
 }
 
 /** Appends within the limit; when over, merges first (duplicates and overhead go) and tries once more. */
