@@ -6,6 +6,7 @@ import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
 import { isPresenceState, type EventPayload, type PresenceState } from './signaling-members.js';
+import { base64CharsFor, DEFAULT_MAX_STATE_BYTES, isBase64, MAX_HISTORY_EVENTS, MAX_STATE_VECTOR_CHARS, parseStateClientFrame, type StateSyncRequest, type StateUpdateMessage } from './state-frames.js';
 
 /** First frame: join (or resume). */
 export interface JoinMessage {
@@ -27,6 +28,13 @@ export interface JoinMessage {
   readonly spectator?: true;
   /** A full named shard makes this client a spectator instead of answering SHARD_FULL. */
   readonly spectateWhenFull?: true;
+  /**
+   * The client's state vector (base64), when it holds the shard's state (`platform-kit/guest/state`):
+   * `joined` then carries what it lacks (state-frames.ts, SyncStep1 and 2).
+   */
+  readonly stateVector?: string;
+  /** The shard's last this-many events, replayed after `joined` (at most {@link MAX_HISTORY_EVENTS}). */
+  readonly history?: number;
 }
 /** Tells the shard whether this member is looked at ({@link PresenceState}); answered `ok`. */
 export interface FocusMessage {
@@ -91,7 +99,18 @@ export interface LeaveMessage {
 }
 
 /** Everything a client may send. */
-export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage | FocusMessage | TakeSeatMessage;
+export type ClientMessage =
+  | JoinMessage
+  | IdentifyMessage
+  | UserInfoMessage
+  | EmitMessage
+  | InfoRequest
+  | PingMessage
+  | LeaveMessage
+  | FocusMessage
+  | TakeSeatMessage
+  | StateUpdateMessage
+  | StateSyncRequest;
 
 function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
@@ -108,14 +127,19 @@ const CLIENT_FRAME_TYPES: { readonly [Type in ClientMessage['type']]: true } = {
   leave: true,
   focus: true,
   takeSeat: true,
+  state: true,
+  stateSync: true,
 };
 
 function isClientFrameType(value: unknown): value is ClientMessage['type'] {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(CLIENT_FRAME_TYPES, value);
 }
 
-/** Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}. */
-export function parseClientMessage(value: unknown): ClientMessage | null {
+/**
+ * Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}.
+ * `maxStateBytes` bounds a state update (the server's largest shard state).
+ */
+export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_STATE_BYTES): ClientMessage | null {
   if (!isObject(value)) return null;
   const type = value['type'];
   if (!isClientFrameType(type)) return null;
@@ -143,6 +167,9 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
       if (resume !== undefined && !(isObject(resume) && isId(resume['clientId']) && isId(resume['resumeToken'], 512))) return null;
       if (state !== undefined && !isPresenceState(state)) return null;
       if ((spectator !== undefined && spectator !== true) || (spectateWhenFull !== undefined && spectateWhenFull !== true)) return null;
+      if (value['stateVector'] !== undefined && !isBase64(value['stateVector'], MAX_STATE_VECTOR_CHARS)) return null;
+      const history = value['history'];
+      if (history !== undefined && !(isCount(history) && history <= MAX_HISTORY_EVENTS)) return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':
@@ -151,6 +178,9 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
       return isCount(value['id']) && isPayload(value['userInfo']) ? (value as unknown as UserInfoMessage) : null;
     case 'focus':
       return isCount(value['id']) && isPresenceState(value['state']) ? (value as unknown as FocusMessage) : null;
+    case 'state':
+    case 'stateSync':
+      return parseStateClientFrame(value, base64CharsFor(maxStateBytes));
     case 'info':
     case 'leave':
     case 'takeSeat':

@@ -7,6 +7,7 @@ import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import { isPresenceState, type EventPayload, type MemberWire, type ShardInfo } from './signaling-members.js';
+import { isStateSyncReply, parseStateServerFrame, type StateRelayMessage, type StateResyncMessage, type StateSyncedMessage, type StateSyncReply } from './state-frames.js';
 
 /** Answer to `join`. */
 export interface JoinedMessage {
@@ -33,6 +34,10 @@ export interface JoinedMessage {
   readonly spectator?: true;
   /** How many spectators watch the shard now. */
   readonly watchers?: number;
+  /** SyncStep2 of the shard's state, when the join carried a state vector (state-frames.ts). */
+  readonly state?: StateSyncReply;
+  /** The shard's recent events (oldest first), when the join asked for `history`. */
+  readonly history?: readonly EventMessage[];
 }
 /** How many spectators watch the shard: sent to players and spectators when it changes (coalesced). */
 export interface WatchersMessage {
@@ -91,7 +96,19 @@ export interface PongMessage {
 }
 
 /** Everything the server may send. */
-export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage | WatchersMessage | SeatMessage;
+export type ServerMessage =
+  | JoinedMessage
+  | OkMessage
+  | ErrorMessage
+  | EventMessage
+  | PresenceMessage
+  | InfoMessage
+  | PongMessage
+  | WatchersMessage
+  | SeatMessage
+  | StateSyncedMessage
+  | StateRelayMessage
+  | StateResyncMessage;
 
 function isSerializedError(value: unknown): value is SerializedError {
   return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
@@ -117,6 +134,20 @@ function isPresenceChange(value: unknown): value is PresenceChange {
   return (op === 'add' || op === 'update') && isMember(value['member']);
 }
 
+/** True for a relayed {@link EventMessage} (also each one of `joined`'s `history`). */
+function isEventMessage(value: unknown): value is EventMessage {
+  return (
+    isObject(value) &&
+    value['type'] === 'event' &&
+    isId(value['from']) &&
+    (value['userId'] === null || isId(value['userId'], 256)) &&
+    isCount(value['seq']) &&
+    typeof value['name'] === 'string' &&
+    isPayload(value['payload']) &&
+    isTime(value['ts'])
+  );
+}
+
 /** Every server frame type, each once: a type added to {@link ServerMessage} and not here does not compile. */
 const SERVER_FRAME_TYPES: { readonly [Type in ServerMessage['type']]: true } = {
   joined: true,
@@ -128,6 +159,9 @@ const SERVER_FRAME_TYPES: { readonly [Type in ServerMessage['type']]: true } = {
   presence: true,
   info: true,
   pong: true,
+  stateSynced: true,
+  state: true,
+  stateResync: true,
 };
 
 function isServerFrameType(value: unknown): value is ServerMessage['type'] {
@@ -145,14 +179,11 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
   // One case per frame type: a type without its guard is a compile error at `unreachable`.
   switch (type) {
     case 'event':
-      return isId(value['from']) &&
-        (value['userId'] === null || isId(value['userId'], 256)) &&
-        isCount(value['seq']) &&
-        typeof value['name'] === 'string' &&
-        isPayload(value['payload']) &&
-        isTime(value['ts'])
-        ? (value as unknown as EventMessage)
-        : null;
+      return isEventMessage(value) ? value : null;
+    case 'state':
+    case 'stateSynced':
+    case 'stateResync':
+      return parseStateServerFrame(value);
     case 'pong':
       return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
     case 'presence': {
@@ -183,7 +214,9 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
         isTime(value['s']) &&
         (value['spectator'] === undefined || value['spectator'] === true) &&
-        (value['watchers'] === undefined || isCount(value['watchers']));
+        (value['watchers'] === undefined || isCount(value['watchers'])) &&
+        (value['state'] === undefined || isStateSyncReply(value['state'])) &&
+        (value['history'] === undefined || (Array.isArray(value['history']) && value['history'].every(isEventMessage)));
       return ok ? (value as unknown as JoinedMessage) : null;
     }
     case 'ok':

@@ -28,6 +28,7 @@
  *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
  *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-unjoined-sockets-per-address N
  *   --max-spectators-per-shard N
+ *   --max-state-bytes N   --history-events N
  *   --max-connections-per-shard id:N
  *                              (see SignalingLimits and SignalingProject in server-options.ts; the same PLATFORM_… names
  *                              in capitals with underscores)
@@ -94,6 +95,8 @@ function parse() {
       'max-peer-messages-per-second': { type: 'string' },
       'max-shards-per-address-per-minute': { type: 'string' },
       'max-info-shards': { type: 'string' },
+      'max-state-bytes': { type: 'string' },
+      'history-events': { type: 'string' },
       'max-unjoined-sockets-per-address': { type: 'string' },
       'max-spectators-per-shard': { type: 'string' },
       'max-connections-per-shard': { type: 'string', multiple: true },
@@ -203,6 +206,8 @@ for (const [flag, key] of [
   ['max-info-shards', 'maxInfoShards'],
   ['max-unjoined-sockets-per-address', 'maxUnjoinedSocketsPerAddress'],
   ['max-spectators-per-shard', 'maxSpectatorsPerShard'],
+  ['max-state-bytes', 'maxStateBytes'],
+  ['history-events', 'historyEvents'],
 ] as const) {
   const value = number(values[flag] ?? env[`PLATFORM_${flag.toUpperCase().replaceAll('-', '_')}`], `--${flag}`);
   if (value !== undefined) Object.assign(limits, { [key]: value });

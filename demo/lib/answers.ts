@@ -16,6 +16,7 @@ const STATUS: { readonly [Code in ErrorCode]: number } = {
   NOT_FOUND: 404,
   CALL_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  STATE_TOO_LARGE: 413,
   VALUE_TOO_LARGE: 413,
   UNSUPPORTED: 415,
   RATE_LIMITED: 429,

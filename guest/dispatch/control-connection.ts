@@ -17,6 +17,8 @@ import {
   type JoinMessage,
   type PresenceMessage,
   type ServerMessage,
+  type StateRelayMessage,
+  type StateResyncMessage,
 } from '../../protocol/signaling.js';
 import type { SessionOptions, SocketLike } from './types.js';
 
@@ -24,6 +26,8 @@ import type { SessionOptions, SocketLike } from './types.js';
 export interface ControlConnectionHost {
   onEvent(message: EventMessage): void;
   onPresence(message: PresenceMessage): void;
+  /** Another member's update of the shard's state, relayed, or the server's request to sync again. */
+  onState(message: StateRelayMessage | StateResyncMessage): void;
   /**
    * A `joined` answer, as it arrives: before the frames behind it. The request that waits for it
    * settles a microtask later, and where frames are dispatched in one task (Node's ws) the presence
@@ -282,6 +286,9 @@ export class ControlConnection {
         return this.#host.onWatchers(message.count);
       case 'seat':
         return this.#host.onSeat();
+      case 'state':
+      case 'stateResync':
+        return this.#host.onState(message);
       case 'error': {
         const error = deserializeError(message.error);
         const pending = message.id !== undefined ? this.#pending.get(message.id) : undefined;
@@ -296,7 +303,8 @@ export class ControlConnection {
       case 'joined':
       case 'ok':
       case 'info':
-      case 'pong': {
+      case 'pong':
+      case 'stateSynced': {
         const pending = this.#pending.get(message.id);
         if (!pending) return;
         if (message.type === 'joined') this.#host.onJoined(message);

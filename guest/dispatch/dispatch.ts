@@ -85,6 +85,8 @@ export class BrowserDispatch {
    * registry, so a listener added before then is not held anywhere else.
    */
   readonly #listeners = new DispatchListeners();
+  /** Callers of {@link whenSession} before the first `connect()` made the session. */
+  readonly #sessionWaiters: ((session: DispatchSession) => void)[] = [];
   #userInfo: EventPayload | undefined;
 
   /** Sets options (server URL, mesh, test hooks). Takes effect at the next `connect()`. */
@@ -224,6 +226,15 @@ export class BrowserDispatch {
     return this.#session;
   }
 
+  /**
+   * Calls `callback` with the session underneath, now or once `connect()` makes it: how the
+   * shard's state (`platform-kit/guest/state`) plugs in before or after connecting.
+   */
+  whenSession(callback: (session: DispatchSession) => void): void {
+    if (this.#session) callback(this.#session);
+    else this.#sessionWaiters.push(callback);
+  }
+
   #ensureSession(projectId: string): DispatchSession {
     if (this.#session) return this.#session;
     const options = this.#options;
@@ -246,6 +257,7 @@ export class BrowserDispatch {
     const focus = followViewerFocus((state) => session.setPresenceState(state));
     session.setPresenceState(focus.state);
     this.#session = session;
+    for (const waiter of this.#sessionWaiters.splice(0)) waiter(session);
     return session;
   }
 }

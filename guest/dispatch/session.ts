@@ -22,6 +22,7 @@ import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
   isShardName,
+  MAX_HISTORY_EVENTS,
   MAX_USER_INFO_BYTES,
   SIGNALING_VERSION,
   type ConnectedClient,
@@ -52,6 +53,8 @@ import type {
   SessionOptions,
   SessionState,
 } from './types.js';
+import { StatePort } from './state-port.js';
+
 
 const DEFAULT_LIMITS: WireLimits = {
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
@@ -86,6 +89,8 @@ export class DispatchSession {
   readonly #presence: OwnPresence;
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
+  /** Where the shard's state plugs in (state-port.ts). */
+  readonly statePort: StatePort;
 
   /**
    * `listeners`: the client's registry. The browser and backend clients make theirs first and
@@ -100,6 +105,7 @@ export class DispatchSession {
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
       onPresence: (message) => this.#onPresence(message),
+      onState: (message) => this.statePort.hooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
       onWatchers: (count) => this.#audience.setCount(count),
@@ -147,6 +153,7 @@ export class DispatchSession {
       maxQueuedEvents: options.maxQueuedEvents ?? 1_000,
       receiveOwnBroadcasts: options.receiveOwnBroadcasts ?? true,
     });
+    this.statePort = new StatePort(this.#connection, this.#sender, () => this.#limits);
   }
 
   /** The server URL in use (or tried next). */
@@ -159,6 +166,10 @@ export class DispatchSession {
   /** Connects (or returns the connection in progress or made). */
   connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
     if (this.#connecting && this.#state !== 'closed' && this.#state !== 'idle') return this.#connecting;
+    const history = config.history;
+    if (history !== undefined && !(Number.isInteger(history) && history >= 0 && history <= MAX_HISTORY_EVENTS)) {
+      return Promise.reject(new PlatformError('INVALID_ARGUMENT', `history is a whole number of events, 0 to ${MAX_HISTORY_EVENTS}`));
+    }
     if (config.shardName !== undefined && !isShardName(config.shardName)) {
       return Promise.reject(new PlatformError('INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit'));
     }
@@ -355,7 +366,11 @@ export class DispatchSession {
       ...(this.#config.spectateWhenFull === true ? { spectateWhenFull: true } : {}),
       // A spectator holds no place to resume: it watches anew.
       ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+      ...(this.statePort.hooks ? { stateVector: this.statePort.hooks.stateVector() } : {}),
+      // Only the first join asks for the recent events: a resume would replay them twice.
+      ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
     };
+    this.statePort.asked = join.state !== undefined;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;
@@ -388,6 +403,7 @@ export class DispatchSession {
     // before connect() resolves are delivered, as relayed ones already were. A resume starts it
     // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
     if (!resuming) this.#startPeer(reply);
+    if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
     // the others follow in the background (clock.ts), so joining costs one round trip for the
@@ -402,6 +418,9 @@ export class DispatchSession {
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();
+    this.statePort.hooks?.onConnected();
+    // Before connect() resolves: the listeners registered before it hear them (replayed: true).
+    for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
     this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
   }
 
@@ -431,6 +450,7 @@ export class DispatchSession {
         onFrame: (clientId, text) => this.#receiver.onPeerFrame(clientId, members.get(clientId), text),
         onUndelivered: (clientId, seqs, bodies) => this.#sender.resendByRelay(clientId, seqs, bodies),
         onRefused: (_clientId, error) => this.#emitError(error),
+        onState: (from, update) => this.statePort.hooks?.onRemote({ type: 'state', from, update }),
       },
     );
     this.#sender.peer = peer;

@@ -6,6 +6,7 @@
  * Platform.dispatch, the backend's PlatformBackend.Dispatch) share one
  * definition without importing the session itself.
  */
+import type { StateRelayMessage, StateResyncMessage, StateSyncReply } from '../../protocol/signaling.js';
 import type { PlatformError } from '../../protocol/errors.js';
 import type { ConnectedClient, EventPayload } from '../../protocol/signaling.js';
 import type { PeerTransportFactory } from './transport.js';
@@ -46,6 +47,12 @@ export interface DispatchConfigurationInput {
    * instead of failing with `SHARD_FULL`. Beyond the spec.
    */
   readonly spectateWhenFull?: boolean;
+  /**
+   * The shard's last this-many events (0 to 100), handed to the listeners registered before
+   * `connect()` resolves, with `replayed: true` in their metadata, for a state that is a log (chat,
+   * moves). The server keeps the events it relayed (docs/reference.md says which). Default 0.
+   */
+  readonly history?: number;
 }
 
 /** Metadata of a received event (spec: DispatchMessageMetadata, plus the sender). */
@@ -56,6 +63,8 @@ export interface DispatchMessageMetadata {
   readonly clientId: string;
   /** The sender's verified user id, or null when it is not identified. */
   readonly userId: string | null;
+  /** True on an event of the shard's history (`connect({ history })`), sent before this client joined. */
+  readonly replayed?: true;
 }
 
 /** Callback of `on` (spec: MessageHandlerCallback). */
@@ -123,3 +132,19 @@ export type SessionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' 
 export type SpectatorsChangedCallback = (count: number) => void;
 /** Callback of `onSeatAvailable`: a player left for good; `takeSeat()` may now succeed. */
 export type SeatAvailableCallback = () => void;
+
+/**
+ * What the shard's state (`platform-kit/guest/state`, state-client.ts) plugs into a session: the
+ * session knows when to sync, the state what to send. Kept this small so that a template that
+ * never imports the state pays for none of Yjs.
+ */
+export interface SessionStateHooks {
+  /** SyncStep1: the state vector to send in every join (base64). */
+  stateVector(): string;
+  /** SyncStep2 from `joined`, before `connect()` resolves; null when the join asked and the server has no state. */
+  onSync(reply: StateSyncReply | null): void;
+  /** Another member's update, relayed by the server, or its request to sync again. */
+  onRemote(message: StateRelayMessage | StateResyncMessage): void;
+  /** Connected (first join or back after a drop): what the server lacks can leave now. */
+  onConnected(): void;
+}

@@ -36,6 +36,8 @@ export class Connection {
   away = false;
   /** Highest event seq received from this client. */
   lastSeq = 0;
+  /** The client holds the shard's state (its join carried a state vector, or it asked since): it hears relayed updates. */
+  wantsState = false;
   /** Tick of the presence clock when this connection joined its hub: it hears only later changes. */
   attachedAt = 0;
   /**

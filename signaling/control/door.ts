@@ -11,6 +11,7 @@ import { jsonDepthWithin } from '../../protocol/data.js';
 import { PlatformError, serializeError, type ErrorCode } from '../../protocol/errors.js';
 import { unreachable } from '../../protocol/exhaustive.js';
 import {
+  base64CharsFor,
   FRAME_ENVELOPE_BYTES,
   parseClientMessage,
   parseJsonObject,
@@ -19,6 +20,8 @@ import {
   type IdentifyMessage,
   type InfoRequest,
   type LeaveMessage,
+  type StateSyncRequest,
+  type StateUpdateMessage,
   type TakeSeatMessage,
   type UserInfoMessage,
 } from '../../protocol/signaling.js';
@@ -32,12 +35,21 @@ import { onInfo } from './handlers/info.js';
 import { onJoinFrame } from './handlers/join.js';
 import { onLeave } from './handlers/leave.js';
 import { onPing } from './handlers/ping.js';
+import { onStateSync, onStateUpdate } from './handlers/state.js';
 import { onTakeSeat } from './handlers/take-seat.js';
 import { onUserInfo } from './handlers/user-info.js';
 import { send } from './outbox.js';
 import { clock, take } from './rate-buckets.js';
 import { fail, refusalAllowed } from './refusals.js';
 import { onClose, saveBuckets } from './session.js';
+
+/** How a state update frame starts (guest/dispatch/session.ts `stateRequest` writes it so). */
+const STATE_FRAME_START = '{"type":"state","id":';
+
+/** Largest frame that may carry a state update of `maxStateBytes`. */
+export function stateFrameBytes(maxStateBytes: number): number {
+  return base64CharsFor(maxStateBytes) + 64;
+}
 
 /** The handlers of one server's control sockets: made once per server, shared by every socket. */
 export function controlHandlers(ctx: ServerContext): ControlSocketHandlers {
@@ -57,13 +69,16 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
   const now = clock();
   const limits = ctx.limits;
   if (isBinary) return invalid(ctx, connection, now, 'binary frames are not part of the protocol');
-  if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
   // A text frame arrives as a Buffer (ws's default binaryType), whose String() is its UTF-8 text.
   // eslint-disable-next-line @typescript-eslint/no-base-to-string
   const text = String(data);
+  // A state update may be as large as the shard's state (base64: a third more); it says so in its first bytes.
+  if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES && !(bytes <= stateFrameBytes(limits.maxStateBytes) && text.startsWith(STATE_FRAME_START))) {
+    return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
+  }
   // Before the parser: nothing may re-serialize or walk a frame deeper than this (JSON.stringify throws past a few thousand).
   if (!jsonDepthWithin(text, limits.maxJsonDepth)) return invalid(ctx, connection, now, `frame nests deeper than ${limits.maxJsonDepth} levels`);
-  const message = parseClientMessage(parseJsonObject(text));
+  const message = parseClientMessage(parseJsonObject(text), limits.maxStateBytes);
   if (message === null) return invalid(ctx, connection, now, 'malformed frame');
   // The hot path: an event goes on with its text, which the relayed frame is spliced from.
   if (message.type === 'emit') return onEmit(ctx, connection, message, text, bytes, now);
@@ -93,15 +108,17 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
     case 'leave':
     case 'focus':
     case 'takeSeat':
+    case 'state':
+    case 'stateSync':
       if (connection.state !== 'joined') return fail(ctx, connection, 'NOT_CONNECTED', 'join first', { id: message.id });
-      return onMemberMessage(ctx, connection, message);
+      return onMemberMessage(ctx, connection, message, now);
     default:
       return unreachable(message, 'client frame');
   }
 }
 
 /** A frame only a joined member may send. */
-function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage | FocusMessage | TakeSeatMessage): void {
+function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage | FocusMessage | TakeSeatMessage | StateUpdateMessage | StateSyncRequest, now: number): void {
   switch (message.type) {
     case 'identify':
       return onIdentify(ctx, connection, message);
@@ -115,6 +132,10 @@ function onMemberMessage(ctx: ServerContext, connection: Connection, message: Id
       return onFocus(ctx, connection, message);
     case 'takeSeat':
       return onTakeSeat(ctx, connection, message);
+    case 'state':
+      return onStateUpdate(ctx, connection, message, now);
+    case 'stateSync':
+      return onStateSync(ctx, connection, message);
     default:
       return unreachable(message, 'member frame');
   }

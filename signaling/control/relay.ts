@@ -29,9 +29,25 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
       return onWatchers(ctx, hub, message.node, message.count);
     case 'seat':
       return tellSeat(ctx, hub);
+    case 'state':
+      return fanOutState(ctx, hub, message.frame, message.from);
     default:
       return unreachable(message, 'shard message');
   }
+}
+
+/**
+ * A state update or a resync request (`from` empty: no sender) to every member and spectator on this node that
+ * holds the state, but the sender: also those the sender reached over the mesh (Yjs drops what it has).
+ */
+function fanOutState(ctx: ServerContext, hub: Hub, text: string, from: string): void {
+  // An update (not a resync request, which has no sender): the shard holds state (handlers/state.ts noteState).
+  if (from !== '') hub.stateSeen = true;
+  // After the presence published before it, as an event.
+  if (hub.presence !== null) flushPresence(ctx, hub);
+  const frame = Buffer.from(text);
+  for (const c of hub.locals.values()) if (c.clientId !== from && c.wantsState) sendRaw(ctx, c, frame);
+  for (const c of hub.spectators.values()) if (c.wantsState) sendRaw(ctx, c, frame);
 }
 
 /** `clientId` resumed on `node`: a socket of it here, if another node took it, goes without a trace. */

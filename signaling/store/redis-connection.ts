@@ -80,7 +80,7 @@ export class RedisConnection {
    * Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart), on the
    * command connection or (`on: 'lease'`) on the lease's own.
    */
-  async run(which: Script, args: readonly (string | number)[], on: 'command' | 'lease' = 'command'): Promise<unknown> {
+  async run(which: Script, args: readonly (string | number | Buffer)[], on: 'command' | 'lease' = 'command'): Promise<unknown> {
     const redis = this.#client(on);
     try {
       try {

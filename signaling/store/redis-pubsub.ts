@@ -24,7 +24,7 @@ type Envelope = ShardMessage | GapNotice;
  * The letter of each kind in the envelope's header. A kind added to ShardMessage and not here
  * does not compile, nor does it in encodeMessage and decodeMessage below.
  */
-const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', watchers: 'w', seat: 's', gap: 'g' };
+const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', watchers: 'w', seat: 's', state: 'y', gap: 'g' };
 const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map(
   (Object.keys(LETTER_OF_KIND) as Envelope['kind'][]).map((kind) => [LETTER_OF_KIND[kind], kind]),
 );
@@ -46,6 +46,8 @@ function encodeMessage(node: string, message: Envelope): string {
       return `${head}${message.count}\n${message.node}`;
     case 'seat':
       return head;
+    case 'state':
+      return `${head}${message.from}\n${message.frame}`;
     case 'gap':
       return `${head}${message.fromMs}\n${message.toMs}`;
     default:
@@ -75,6 +77,8 @@ function decodeMessage(text: string): { node: string; message: Envelope } | null
       return { node, message: { kind: 'peer', dst: first, frame: text.slice(c) } };
     case 'takeover':
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
+    case 'state':
+      return { node, message: { kind: 'state', from: first, frame: text.slice(c) } };
     case 'gap':
       return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
     case 'watchers': {
