@@ -5,6 +5,7 @@
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
 import type { EventPayload } from './signaling-members.js';
+import { base64CharsFor, DEFAULT_MAX_STATE_BYTES, isBase64, MAX_HISTORY_EVENTS, MAX_STATE_VECTOR_CHARS, parseStateClientFrame, type StateSyncRequest, type StateUpdateMessage } from './state-frames.js';
 
 /** First frame: join (or resume). */
 export interface JoinMessage {
@@ -20,6 +21,13 @@ export interface JoinMessage {
   readonly authorization?: string;
   readonly userInfo?: EventPayload;
   readonly resume?: { readonly clientId: string; readonly resumeToken: string };
+  /**
+   * The client's state vector (base64), when it holds the shard's state (`platform-kit/guest/state`):
+   * `joined` then carries what it lacks (state-frames.ts, SyncStep1 and 2).
+   */
+  readonly state?: string;
+  /** The shard's last this-many events, replayed after `joined` (at most {@link MAX_HISTORY_EVENTS}). */
+  readonly history?: number;
 }
 /** Identify with a user token. */
 export interface IdentifyMessage {
@@ -73,14 +81,26 @@ export interface LeaveMessage {
 }
 
 /** Everything a client may send. */
-export type ClientMessage = JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage;
+export type ClientMessage =
+  | JoinMessage
+  | IdentifyMessage
+  | UserInfoMessage
+  | EmitMessage
+  | InfoRequest
+  | PingMessage
+  | LeaveMessage
+  | StateUpdateMessage
+  | StateSyncRequest;
 
 function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
 }
 
-/** Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}. */
-export function parseClientMessage(value: unknown): ClientMessage | null {
+/**
+ * Checks a client frame (already parsed). `null` when it is not a valid {@link ClientMessage}.
+ * `maxStateBytes` bounds a state update (the server's largest shard state).
+ */
+export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_STATE_BYTES): ClientMessage | null {
   if (!isObject(value)) return null;
   switch (value['type']) {
     case 'emit': {
@@ -103,12 +123,18 @@ export function parseClientMessage(value: unknown): ClientMessage | null {
       if (authorization !== undefined && !isId(authorization, 8192)) return null;
       if (userInfo !== undefined && !isPayload(userInfo)) return null;
       if (resume !== undefined && !(isObject(resume) && isId(resume['clientId']) && isId(resume['resumeToken'], 512))) return null;
+      if (value['state'] !== undefined && !isBase64(value['state'], MAX_STATE_VECTOR_CHARS)) return null;
+      const history = value['history'];
+      if (history !== undefined && !(isCount(history) && history <= MAX_HISTORY_EVENTS)) return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':
       return isCount(value['id']) && isId(value['token'], 8192) ? (value as unknown as IdentifyMessage) : null;
     case 'userInfo':
       return isCount(value['id']) && isPayload(value['userInfo']) ? (value as unknown as UserInfoMessage) : null;
+    case 'state':
+    case 'stateSync':
+      return parseStateClientFrame(value, base64CharsFor(maxStateBytes));
     case 'info':
     case 'leave':
       return isCount(value['id']) ? (value as unknown as InfoRequest | LeaveMessage) : null;

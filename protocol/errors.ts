@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'QUEUE_FULL',
+  // a shard's shared state would pass its size limit (the update is refused, the state kept)
+  'STATE_TOO_LARGE',
   // a shared dependency of the server (Redis) is out of reach for now: retry later
   'UNAVAILABLE',
   'INTERNAL',

@@ -6,6 +6,7 @@ import { isErrorCode, type SerializedError } from './errors.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import type { EventPayload, MemberWire, ShardInfo } from './signaling-members.js';
+import { isStateSyncReply, parseStateServerFrame, type StateRelayMessage, type StateSyncedMessage, type StateSyncReply } from './state-frames.js';
 
 /** Answer to `join`. */
 export interface JoinedMessage {
@@ -28,6 +29,10 @@ export interface JoinedMessage {
   readonly identifyError: SerializedError | null;
   /** Server clock at send. */
   readonly s: number;
+  /** SyncStep2 of the shard's state, when the join carried a state vector (state-frames.ts). */
+  readonly state?: StateSyncReply;
+  /** The shard's recent events (oldest first), when the join asked for `history`. */
+  readonly history?: readonly EventMessage[];
 }
 /** A plain success answer. */
 export interface OkMessage {
@@ -77,7 +82,16 @@ export interface PongMessage {
 }
 
 /** Everything the server may send. */
-export type ServerMessage = JoinedMessage | OkMessage | ErrorMessage | EventMessage | PresenceMessage | InfoMessage | PongMessage;
+export type ServerMessage =
+  | JoinedMessage
+  | OkMessage
+  | ErrorMessage
+  | EventMessage
+  | PresenceMessage
+  | InfoMessage
+  | PongMessage
+  | StateSyncedMessage
+  | StateRelayMessage;
 
 function isSerializedError(value: unknown): value is SerializedError {
   return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
@@ -101,6 +115,20 @@ function isPresenceChange(value: unknown): value is PresenceChange {
   return (op === 'add' || op === 'update') && isMember(value['member']);
 }
 
+/** True for a relayed {@link EventMessage} (also each one of `joined`'s `history`). */
+function isEventMessage(value: unknown): value is EventMessage {
+  return (
+    isObject(value) &&
+    value['type'] === 'event' &&
+    isId(value['from']) &&
+    (value['userId'] === null || isId(value['userId'], 256)) &&
+    isCount(value['seq']) &&
+    typeof value['name'] === 'string' &&
+    isPayload(value['payload']) &&
+    isTime(value['ts'])
+  );
+}
+
 /**
  * Checks a server frame (already parsed). Clients trust their server less
  * than fully: a malformed frame is dropped, not acted on.
@@ -109,14 +137,10 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
   if (!isObject(value)) return null;
   switch (value['type']) {
     case 'event':
-      return isId(value['from']) &&
-        (value['userId'] === null || isId(value['userId'], 256)) &&
-        isCount(value['seq']) &&
-        typeof value['name'] === 'string' &&
-        isPayload(value['payload']) &&
-        isTime(value['ts'])
-        ? (value as unknown as EventMessage)
-        : null;
+      return isEventMessage(value) ? value : null;
+    case 'state':
+    case 'stateSynced':
+      return parseStateServerFrame(value);
     case 'pong':
       return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
     case 'presence': {
@@ -145,7 +169,9 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         ) &&
         (value['userId'] === null || isId(value['userId'], 256)) &&
         (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
-        isTime(value['s']);
+        isTime(value['s']) &&
+        (value['state'] === undefined || isStateSyncReply(value['state'])) &&
+        (value['history'] === undefined || (Array.isArray(value['history']) && value['history'].every(isEventMessage)));
       return ok ? (value as unknown as JoinedMessage) : null;
     }
     case 'ok':

@@ -56,3 +56,4 @@ export * from './event-frames.js';
 export * from './handshake-join.js';
 export * from './clock.js';
 export { parseJsonObject } from './frame-guards.js';
+export * from './state-frames.js';

@@ -143,6 +143,10 @@ export class Dispatch {
   get connectionInfo(): ConnectionInfo | null {
     return this.#session.connectionInfo;
   }
+  /** Calls `callback` with the session underneath (the shard's state plugs in there; see `shardState`). */
+  whenSession(callback: (session: DispatchSession) => void): void {
+    callback(this.#session);
+  }
   /** The session underneath (tests and diagnostics). */
   get session(): DispatchSession {
     return this.#session;

@@ -38,6 +38,8 @@ export type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener
 
 // The backend clients.
 export type { BackendConfigurationInput, ResponseWithLocals } from './backend-dispatch.js';
+export { shardState } from './backend-state.js';
+export type { ShardState, StateMap } from '../guest/state/shard-state.js';
 export type { IdentityOptions, ResolvedUser } from './backend-identity.js';
 export { requestUserToken, type RequestUserTokenOptions } from './backend-identity.js';
 export type {

@@ -109,6 +109,19 @@ export interface SignalingLimits {
    * holding thousands of them meanwhile. Counted per node.
    */
   readonly maxUnjoinedSocketsPerAddress: number;
+  /**
+   * Largest shared state of one shard (`platform-kit/guest/state`), in bytes of its Yjs updates as
+   * the server keeps them (merged on a schedule). Default 1 MiB; an update that would pass it is
+   * refused `STATE_TOO_LARGE` (and the server keeps the state it had). Also the largest single
+   * update frame a client may send (as base64, a third more). A project may ask for less
+   * ({@link SignalingProject.maxStateBytes}), never more.
+   */
+  readonly maxStateBytes: number;
+  /**
+   * Events each shard keeps for `connect({ history })`: the last this-many relayed by the server
+   * (events that went only over the mesh are not among them). Default 100, at most 100; 0 keeps none.
+   */
+  readonly historyEvents: number;
 }
 
 /** A served project, with the rules of who may join its shards. */
@@ -139,6 +152,8 @@ export interface SignalingProject extends ServicesProject {
    * game, all asking 2, still find the third seat taken.
    */
   readonly maxConnectionsPerShard?: number;
+  /** This project's largest shard state in bytes; at most (and by default) {@link SignalingLimits.maxStateBytes}. */
+  readonly maxStateBytes?: number;
 }
 
 /** User tokens: one issuer signs them (services routes) and verifies them (connect, identify). */

@@ -6,7 +6,14 @@
  */
 import { DEFAULT_MAX_JSON_DEPTH } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
-import { DEFAULT_MAX_EVENTS_PER_SECOND, DEFAULT_MAX_PAYLOAD_BYTES, MAX_USER_INFO_BYTES, type WireLimits } from '../protocol/signaling.js';
+import {
+  DEFAULT_MAX_EVENTS_PER_SECOND,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_MAX_STATE_BYTES,
+  MAX_HISTORY_EVENTS,
+  MAX_USER_INFO_BYTES,
+  type WireLimits,
+} from '../protocol/signaling.js';
 import type { SignalingLimits, SignalingServerOptions } from './server-options.js';
 
 /** The default of every limit (documented on {@link SignalingLimits}). */
@@ -24,6 +31,8 @@ export const DEFAULT_LIMITS: SignalingLimits = {
   maxShardsPerAddressPerMinute: 100,
   maxInfoShards: 100,
   maxUnjoinedSocketsPerAddress: 256,
+  maxStateBytes: DEFAULT_MAX_STATE_BYTES,
+  historyEvents: MAX_HISTORY_EVENTS,
 };
 
 /** The options of a server with their defaults, checked. */
@@ -65,6 +74,12 @@ export function resolveSettings(options: SignalingServerOptions): ServerSettings
   for (const key of ['maxJsonDepth', 'maxRefusals', 'maxPeerMessagesPerSecond', 'maxInfoShards'] as const) {
     const value = limits[key];
     if (!(value === Infinity || (Number.isInteger(value) && value >= 1))) throw new PlatformError('INVALID_CONFIG', `${key} is a whole number of at least 1 (or Infinity)`);
+  }
+  if (!(Number.isInteger(limits.maxStateBytes) && limits.maxStateBytes >= 1024 && limits.maxStateBytes <= 64 * 1024 * 1024)) {
+    throw new PlatformError('INVALID_CONFIG', 'maxStateBytes is a whole number of bytes, 1,024 to 64 MiB');
+  }
+  if (!(Number.isInteger(limits.historyEvents) && limits.historyEvents >= 0 && limits.historyEvents <= MAX_HISTORY_EVENTS)) {
+    throw new PlatformError('INVALID_CONFIG', `historyEvents is a whole number, 0 to ${MAX_HISTORY_EVENTS}`);
   }
   const trustProxy = options.trustProxy ?? 0;
   if (!(Number.isInteger(trustProxy) && trustProxy >= 0)) throw new PlatformError('INVALID_CONFIG', 'trustProxy is a number of proxies (0: none)');

@@ -15,7 +15,7 @@ import { CONTROL_PATH, CONTROL_SUBPROTOCOL, FRAME_ENVELOPE_BYTES, parseHandshake
 import { clientAddress } from './client-address.js';
 import { Connection, controlSocketClass, type ControlSocket } from './control/connection.js';
 import type { ServerContext } from './control/context.js';
-import { controlHandlers, invalid, onClientMessage, threw } from './control/door.js';
+import { controlHandlers, invalid, onClientMessage, stateFrameBytes, threw } from './control/door.js';
 import { corkStream } from './control/outbox.js';
 import { clock } from './control/rate-buckets.js';
 
@@ -36,7 +36,8 @@ function decodeHandshakeJoin(encoded: string, maxDepth: number): string {
 /** The `upgrade` listener of the server's HTTP server. */
 export function upgradeListener(ctx: ServerContext): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   // Room for a full payload, its envelope and JSON escaping; larger frames end the socket (ws code 1009).
-  const maxFrameBytes = (ctx.limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) * 4;
+  // Events, or a state update as large as a shard's state may be (door.ts checks which).
+  const maxFrameBytes = Math.max((ctx.limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) * 4, stateFrameBytes(ctx.limits.maxStateBytes));
   const targets: Targets = {
     control: new WebSocketServer({
       noServer: true,

@@ -16,6 +16,7 @@ import {
   type JoinMessage,
   type PresenceMessage,
   type ServerMessage,
+  type StateRelayMessage,
 } from '../../protocol/signaling.js';
 import type { SessionOptions, SocketLike } from './types.js';
 
@@ -23,6 +24,8 @@ import type { SessionOptions, SocketLike } from './types.js';
 export interface ControlConnectionHost {
   onEvent(message: EventMessage): void;
   onPresence(message: PresenceMessage): void;
+  /** Another member's update of the shard's state, relayed. */
+  onState(message: StateRelayMessage): void;
   /**
    * A `joined` answer, as it arrives: before the frames behind it. The request that waits for it
    * settles a microtask later, and where frames are dispatched in one task (Node's ws) the presence
@@ -273,6 +276,8 @@ export class ControlConnection {
         return this.#host.onEvent(message);
       case 'presence':
         return this.#host.onPresence(message);
+      case 'state':
+        return this.#host.onState(message);
       case 'error': {
         const error = deserializeError(message.error);
         const pending = message.id !== undefined ? this.#pending.get(message.id) : undefined;

@@ -200,6 +200,15 @@ export class BrowserDispatch {
     return this.#session;
   }
 
+  /**
+   * Calls `callback` with the session underneath, now or once `connect()` makes it: how the
+   * shard's state (`platform-kit/guest/state`) plugs in before or after connecting.
+   */
+  whenSession(callback: (session: DispatchSession) => void): void {
+    if (this.#session) callback(this.#session);
+    else this.#pendingAttach.push(callback);
+  }
+
   #subscribe<K extends 'presence' | 'error'>(
     kind: K,
     callback: K extends 'presence' ? ConnectedClientsChangedHandlerCallback : DispatchErrorCallback,

@@ -109,6 +109,13 @@ export class EventReceiver {
     this.#call(listeners, payload, { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId });
   }
 
+  /** An event of the shard's history (`connect({ history })`): no order to keep, marked `replayed`. */
+  replay(from: string, userId: string | null, name: string, payload: EventPayload, ts: number): void {
+    const listeners = this.#listeners.get(name);
+    if (listeners === undefined) return;
+    this.#call(listeners, payload, { latencyMs: Math.max(0, this.#clock.serverNow() - ts), clientId: from, userId, replayed: true });
+  }
+
   /**
    * An event this client sent to itself (event-sender.ts): no order to keep (it is this client's),
    * `latencyMs` 0, and the payload parsed from the text that left, as a remote listener gets it

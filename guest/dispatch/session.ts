@@ -21,6 +21,7 @@ import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
   isShardName,
+  MAX_HISTORY_EVENTS,
   MAX_USER_INFO_BYTES,
   SIGNALING_VERSION,
   type ConnectedClient,
@@ -29,6 +30,7 @@ import {
   type JoinedMessage,
   type JoinMessage,
   type PresenceMessage,
+  type ServerMessage,
   type ShardInfo,
   type WireLimits,
 } from '../../protocol/signaling.js';
@@ -45,7 +47,9 @@ import type {
   MessageHandlerCallback,
   SessionOptions,
   SessionState,
+  SessionStateHooks,
 } from './types.js';
+
 
 const DEFAULT_LIMITS: WireLimits = {
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
@@ -78,6 +82,9 @@ export class DispatchSession {
   readonly #membership = new Membership();
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
+  #stateHooks: SessionStateHooks | null = null;
+  /** The last join carried a state vector (the hooks were attached before it left). */
+  #stateAsked = false;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -85,6 +92,7 @@ export class DispatchSession {
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
       onPresence: (message) => this.#onPresence(message),
+      onState: (message) => this.#stateHooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
       onServerError: (error) => this.#emitError(error),
@@ -132,6 +140,10 @@ export class DispatchSession {
   /** Connects (or returns the connection in progress or made). */
   connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
     if (this.#connecting && this.#state !== 'closed' && this.#state !== 'idle') return this.#connecting;
+    const history = config.history;
+    if (history !== undefined && !(Number.isInteger(history) && history >= 0 && history <= MAX_HISTORY_EVENTS)) {
+      return Promise.reject(new PlatformError('INVALID_ARGUMENT', `history is a whole number of events, 0 to ${MAX_HISTORY_EVENTS}`));
+    }
     if (config.shardName !== undefined && !isShardName(config.shardName)) {
       return Promise.reject(new PlatformError('INVALID_NAME', 'a shard name is 1 to 64 of A-Z a-z 0-9 _ -, starting with a letter or digit'));
     }
@@ -252,6 +264,19 @@ export class DispatchSession {
   get connectedClients(): ConnectedClient[] {
     return this.#membership.connectedClients;
   }
+  /** Plugs the shard's state in (one per session); returns the function that takes it out. */
+  attachState(hooks: SessionStateHooks): () => void {
+    this.#stateHooks = hooks;
+    return () => {
+      if (this.#stateHooks === hooks) this.#stateHooks = null;
+    };
+  }
+  /** Sends a state frame (an update, or SyncStep1 after the join) and waits for its answer. */
+  stateRequest(frame: { readonly type: 'state'; readonly update: string } | { readonly type: 'stateSync'; readonly sv: string }): Promise<ServerMessage> {
+    // `id` second: the server's door knows a large state frame by its first bytes (`{"type":"state","id":`).
+    const message = frame.type === 'state' ? { type: 'state', id: this.#connection.nextId(), update: frame.update } : { type: 'stateSync', id: this.#connection.nextId(), sv: frame.sv };
+    return this.#connection.request(message);
+  }
   /** The data path per member (diagnostics, tests). */
   paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
     const result: Record<string, 'peer' | 'connecting' | 'relay'> = {};
@@ -287,7 +312,11 @@ export class DispatchSession {
       ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
       userInfo: this.#userInfo,
       ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
+      ...(this.#stateHooks ? { state: this.#stateHooks.stateVector() } : {}),
+      // Only the first join asks for the recent events: a resume would replay them twice.
+      ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
     };
+    this.#stateAsked = join.state !== undefined;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;
@@ -316,6 +345,7 @@ export class DispatchSession {
     // before connect() resolves are delivered, as relayed ones already were. A resume starts it
     // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
     if (!resuming) this.#startPeer(reply);
+    if (this.#stateAsked) this.#stateHooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
     // the others follow in the background (clock.ts), so joining costs one round trip for the
@@ -328,6 +358,9 @@ export class DispatchSession {
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();
+    this.#stateHooks?.onConnected();
+    // Before connect() resolves: the listeners registered before it hear them (replayed: true).
+    for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
     this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
   }
 

@@ -6,6 +6,7 @@
  * Platform.dispatch, the backend's PlatformBackend.Dispatch) share one
  * definition without importing the session itself.
  */
+import type { StateRelayMessage, StateSyncReply } from '../../protocol/signaling.js';
 import type { PlatformError } from '../../protocol/errors.js';
 import type { ConnectedClient, EventPayload } from '../../protocol/signaling.js';
 import type { PeerTransportFactory } from './transport.js';
@@ -26,6 +27,12 @@ export interface DispatchConfigurationInput {
   readonly maxConnectionsPerShard?: number;
   /** A shard to join by name; without it the server places the client. */
   readonly shardName?: string;
+  /**
+   * The shard's last this-many events (0 to 100), handed to the listeners registered before
+   * `connect()` resolves, with `replayed: true` in their metadata, for a state that is a log (chat,
+   * moves). The server keeps the events it relayed (docs/reference.md says which). Default 0.
+   */
+  readonly history?: number;
 }
 
 /** Metadata of a received event (spec: DispatchMessageMetadata, plus the sender). */
@@ -36,6 +43,8 @@ export interface DispatchMessageMetadata {
   readonly clientId: string;
   /** The sender's verified user id, or null when it is not identified. */
   readonly userId: string | null;
+  /** True on an event of the shard's history (`connect({ history })`), sent before this client joined. */
+  readonly replayed?: true;
 }
 
 /** Callback of `on` (spec: MessageHandlerCallback). */
@@ -98,3 +107,19 @@ export interface SessionOptions {
 
 /** Where a session stands. */
 export type SessionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+/**
+ * What the shard's state (`platform-kit/guest/state`, state-client.ts) plugs into a session: the
+ * session knows when to sync, the state what to send. Kept this small so that a template that
+ * never imports the state pays for none of Yjs.
+ */
+export interface SessionStateHooks {
+  /** SyncStep1: the state vector to send in every join (base64). */
+  stateVector(): string;
+  /** SyncStep2 from `joined`, before `connect()` resolves; null when the join asked and the server has no state. */
+  onSync(reply: StateSyncReply | null): void;
+  /** Another member's update, relayed by the server. */
+  onRemote(message: StateRelayMessage): void;
+  /** Connected (first join or back after a drop): what the server lacks can leave now. */
+  onConnected(): void;
+}

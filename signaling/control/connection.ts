@@ -34,6 +34,8 @@ export class Connection {
   maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
   /** Highest event seq received from this client. */
   lastSeq = 0;
+  /** The client holds the shard's state (its join carried a state vector, or it asked since): it hears relayed updates. */
+  wantsState = false;
   /** Tick of the presence clock when this connection joined its hub: it hears only later changes. */
   attachedAt = 0;
   /**

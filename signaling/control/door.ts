@@ -9,7 +9,7 @@
  */
 import { jsonDepthWithin } from '../../protocol/data.js';
 import { PlatformError, serializeError, type ErrorCode } from '../../protocol/errors.js';
-import { FRAME_ENVELOPE_BYTES, parseClientMessage, parseJsonObject, type ClientMessage } from '../../protocol/signaling.js';
+import { base64CharsFor, FRAME_ENVELOPE_BYTES, parseClientMessage, parseJsonObject, type ClientMessage } from '../../protocol/signaling.js';
 import type { RawData } from 'ws';
 import type { Connection, ControlSocketHandlers } from './connection.js';
 import type { ServerContext } from './context.js';
@@ -19,11 +19,20 @@ import { onInfo } from './handlers/info.js';
 import { onJoinFrame } from './handlers/join.js';
 import { onLeave } from './handlers/leave.js';
 import { onPing } from './handlers/ping.js';
+import { onStateSync, onStateUpdate } from './handlers/state.js';
 import { onUserInfo } from './handlers/user-info.js';
 import { send } from './outbox.js';
 import { clock, take } from './rate-buckets.js';
 import { fail, refusalAllowed } from './refusals.js';
 import { onClose, saveBuckets } from './session.js';
+
+/** How a state update frame starts (guest/dispatch/session.ts `stateRequest` writes it so). */
+const STATE_FRAME_START = '{"type":"state","id":';
+
+/** Largest frame that may carry a state update of `maxStateBytes`. */
+export function stateFrameBytes(maxStateBytes: number): number {
+  return base64CharsFor(maxStateBytes) + 64;
+}
 
 /** The handlers of one server's control sockets: made once per server, shared by every socket. */
 export function controlHandlers(ctx: ServerContext): ControlSocketHandlers {
@@ -43,11 +52,14 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
   const now = clock();
   const limits = ctx.limits;
   if (isBinary) return invalid(ctx, connection, now, 'binary frames are not part of the protocol');
-  if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES) return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
   const text = String(data);
+  // A state update may be as large as the shard's state (base64: a third more); it says so in its first bytes.
+  if (bytes > limits.maxPayloadBytes + FRAME_ENVELOPE_BYTES && !(bytes <= stateFrameBytes(limits.maxStateBytes) && text.startsWith(STATE_FRAME_START))) {
+    return refuseFrame(ctx, connection, now, 'PAYLOAD_TOO_LARGE', `frame of ${bytes} bytes is over the limit`);
+  }
   // Before the parser: nothing may re-serialize or walk a frame deeper than this (JSON.stringify throws past a few thousand).
   if (!jsonDepthWithin(text, limits.maxJsonDepth)) return invalid(ctx, connection, now, `frame nests deeper than ${limits.maxJsonDepth} levels`);
-  const message = parseClientMessage(parseJsonObject(text));
+  const message = parseClientMessage(parseJsonObject(text), limits.maxStateBytes);
   if (message === null) return invalid(ctx, connection, now, 'malformed frame');
   // The hot path: an event goes on with its text, which the relayed frame is spliced from.
   if (message.type === 'emit') return onEmit(ctx, connection, message, text, bytes, now);
@@ -82,6 +94,10 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
       return onInfo(ctx, connection, message);
     case 'leave':
       return onLeave(ctx, connection, message);
+    case 'state':
+      return onStateUpdate(ctx, connection, message, now);
+    case 'stateSync':
+      return onStateSync(ctx, connection, message);
   }
 }
 

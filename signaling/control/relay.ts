@@ -30,6 +30,11 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
   // An event never overtakes a presence change published before it.
   if (hub.presence !== null) flushPresence(ctx, hub);
   const frame = Buffer.from(message.frame);
+  if (message.kind === 'state') {
+    // Every member but the sender: those it reached over the mesh too (Yjs drops what it has).
+    for (const c of hub.locals.values()) if (c.clientId !== message.from && c.wantsState) sendRaw(ctx, c, frame);
+    return;
+  }
   const { from, to } = message;
   if (to === null) {
     for (const c of hub.locals.values()) if (c.clientId !== from) sendRaw(ctx, c, frame);

@@ -8,6 +8,7 @@
  */
 import type { ShardInfo } from '../../protocol/signaling.js';
 import { JoinLimiter } from './join-limit.js';
+import { createMemoryStateStore } from './memory-state.js';
 import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
 
 interface Shard {
@@ -31,6 +32,7 @@ export function createMemoryStore(): ShardStore {
   const projects = new Map<string, Project>();
   const listeners = new Map<string, Set<ShardListener>>();
   const joins = new JoinLimiter();
+  const state = createMemoryStateStore();
   let memberCount = 0;
   let shardCount = 0;
 
@@ -111,6 +113,8 @@ export function createMemoryStore(): ShardStore {
       // Empty shards disappear.
       project.shards.delete(shardName);
       shardCount--;
+      // The shard ended (its last member left or its grace ran out): its state and history go with it.
+      state.drop(projectId, shardName);
       const set = project.open.get(shard.capacity);
       set?.delete(shard);
       if (set?.size === 0) project.open.delete(shard.capacity);
@@ -149,6 +153,7 @@ export function createMemoryStore(): ShardStore {
       }
       return Promise.resolve(list);
     },
+    state,
     takeJoin: (address, perMinute) => Promise.resolve(joins.take(address, perMinute)),
     publish(projectId, shardName, message: ShardMessage) {
       for (const listener of listeners.get(keyOf(projectId, shardName)) ?? []) listener(message);

@@ -27,6 +27,8 @@ function encodeMessage(node: string, message: ShardMessage): string {
       return `${node}\nr\n${message.dst}\n${message.frame}`;
     case 'takeover':
       return `${node}\nt\n${message.clientId}\n${message.node}`;
+    case 'state':
+      return `${node}\ns\n${message.from}\n${message.frame}`;
   }
 }
 
@@ -49,6 +51,8 @@ function decodeMessage(text: string): { node: string; message: ShardMessage | Ga
       return { node, message: { kind: 'peer', dst: first, frame: text.slice(c) } };
     case 't':
       return { node, message: { kind: 'takeover', clientId: first, node: text.slice(c) } };
+    case 's':
+      return { node, message: { kind: 'state', from: first, frame: text.slice(c) } };
     case 'g':
       return { node, message: { kind: 'gap', fromMs: Number(first), toMs: Number(text.slice(c)) } };
     default:

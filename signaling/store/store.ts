@@ -95,7 +95,9 @@ export type ShardMessage =
    * `clientId` resumed on node `node`: any other node still holding a socket
    * for it (half open, not noticed yet) drops that socket without a trace.
    */
-  | { readonly kind: 'takeover'; readonly clientId: string; readonly node: string };
+  | { readonly kind: 'takeover'; readonly clientId: string; readonly node: string }
+  /** An update of the shard's state (`frame`: the relayed `state` frame), for every member but `from`. */
+  | { readonly kind: 'state'; readonly from: string; readonly frame: string };
 
 /** Listener of one shard's messages. */
 export type ShardListener = (message: ShardMessage) => void;
@@ -149,8 +151,44 @@ export interface ShardStore {
   publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void;
   /** Listens to a shard's messages. Returns the unsubscribe function. */
   subscribe(projectId: string, shardName: string, listener: ShardListener): () => void;
+  /**
+   * The shards' shared state and recent events (issue 26), kept where the shards are and dropped
+   * with the shard. Optional for a custom store: without it, state frames are answered
+   * `UNSUPPORTED` and `history` is empty.
+   */
+  readonly state?: ShardStateStore;
   /** Totals for metrics (a shared store: this node's members and the shards they are in). */
   stats(): { readonly shards: number; readonly members: number };
   /** Releases connections and timers. */
   close(): Promise<void>;
+}
+
+/** A shard's state as stored: Yjs updates (v1) in the order they came, to merge on read. */
+export interface StoredState {
+  readonly updates: readonly Uint8Array[];
+  /** Sum of the updates' lengths: what the shard's state limit is checked against. */
+  readonly bytes: number;
+  /** Changes at each compaction: a compaction computed from an older read is not applied. */
+  readonly generation: number;
+}
+
+/**
+ * Where a shard's state and its recent events live (state-store.ts says how the server uses it).
+ * The store never decodes an update: it keeps bytes, and the server merges them (Y.mergeUpdates)
+ * without a Y.Doc, so a shard's state costs its bytes and nothing more.
+ */
+export interface ShardStateStore {
+  /** The shard's state; no updates when it has none. */
+  read(projectId: string, shardName: string): Promise<StoredState>;
+  /** Appends an update unless the stored bytes would pass `maxBytes`; resolves how many updates are stored then, or null when refused. */
+  append(projectId: string, shardName: string, update: Uint8Array, maxBytes: number): Promise<number | null>;
+  /**
+   * Replaces the first `count` updates by `merged`, when the state is still of `generation` (no
+   * other compaction came between the read and this). Resolves whether it replaced them.
+   */
+  compact(projectId: string, shardName: string, merged: Uint8Array, count: number, generation: number): Promise<boolean>;
+  /** Keeps a relayed event frame in the shard's ring of the last `size` events. */
+  remember(projectId: string, shardName: string, frame: string, size: number): void;
+  /** The shard's last `count` remembered event frames, oldest first. */
+  recent(projectId: string, shardName: string, count: number): Promise<readonly string[]>;
 }

@@ -37,6 +37,8 @@ export function onEmit(ctx: ServerContext, connection: Connection, message: Emit
   // Spliced from the sender's text when safe: the payload is not serialized again.
   const frame = relayedEventFrame(text, message, connection.clientId, connection.userId);
   const event = { kind: 'event', from: connection.clientId, to: message.to ?? null, frame } as const;
+  // Broadcasts only: an event sent to named members is not for whoever joins later (connect({ history })).
+  if (event.to === null && ctx.limits.historyEvents > 0) ctx.store.state?.remember(connection.projectId, connection.shardName, frame, ctx.limits.historyEvents);
   // A shared store out of reach: this node's members have it, the others' may not. The sender is told
   // (as PeerJS's EXPIRE tells a peer), never left to believe it arrived; nothing waits to go late.
   if (ctx.nodeId === null) ctx.store.publish(connection.projectId, connection.shardName, event);

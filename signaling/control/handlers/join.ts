@@ -6,7 +6,7 @@
  * clock) and announced to the others (presence.ts).
  */
 import { isPlatformError, type ErrorCode } from '../../../protocol/errors.js';
-import { preciseNow, type JoinedMessage, type JoinMessage, type MemberWire } from '../../../protocol/signaling.js';
+import { preciseNow, type EventMessage, type JoinedMessage, type JoinMessage, type MemberWire, type StateSyncReply } from '../../../protocol/signaling.js';
 import type { MemberRecord } from '../../store/store.js';
 import type { Connection } from '../connection.js';
 import type { ServerContext } from '../context.js';
@@ -17,6 +17,7 @@ import { publishPresence, toWire } from '../presence.js';
 import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
 import { finalize } from '../session.js';
+import { syncReply } from './state.js';
 
 /** Handles a join; a failure of the store or of the server itself is answered, never thrown. */
 export function onJoinFrame(ctx: ServerContext, connection: Connection, message: JoinMessage): void {
@@ -67,8 +68,9 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   const scope = attach(ctx, connection);
   if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
   let members: readonly MemberRecord[];
+  let extras: JoinExtras;
   try {
-    members = await ctx.store.members(connection.projectId, connection.shardName);
+    [members, extras] = await Promise.all([ctx.store.members(connection.projectId, connection.shardName), readExtras(ctx, connection, message)]);
   } catch (error) {
     connection.held = null;
     if (connection.state === 'joined') {
@@ -86,11 +88,39 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
     connection.held = null;
     return;
   }
-  answerJoined(ctx, connection, id, members, resumed, identity);
+  answerJoined(ctx, connection, id, members, resumed, identity, extras);
+}
+
+/** What a join may ask for beside its place: the shard's state (SyncStep2) and its recent events. */
+interface JoinExtras {
+  readonly state?: StateSyncReply;
+  readonly history?: readonly EventMessage[];
+}
+
+/** Read after the hub listens (as the members are): an update or event that comes meanwhile is in the read or follows `joined`. */
+async function readExtras(ctx: ServerContext, connection: Connection, message: JoinMessage): Promise<JoinExtras> {
+  const store = ctx.store.state;
+  if (!store) return {};
+  if (message.state !== undefined) connection.wantsState = true;
+  const [state, frames] = await Promise.all([
+    message.state !== undefined ? syncReply(store, connection.projectId, connection.shardName, message.state) : undefined,
+    message.history ? store.recent(connection.projectId, connection.shardName, message.history) : undefined,
+  ]);
+  // The frames are the server's own texts of relayed events: parsed back for the one `joined` frame.
+  const history = frames?.map((frame) => JSON.parse(frame) as EventMessage);
+  return { ...(state ? { state } : {}), ...(history && history.length > 0 ? { history } : {}) };
 }
 
 /** Answers `joined` and announces the new member to the others. */
-function answerJoined(ctx: ServerContext, connection: Connection, id: number, members: readonly MemberRecord[], resumed: boolean, identity: JoinIdentity): void {
+function answerJoined(
+  ctx: ServerContext,
+  connection: Connection,
+  id: number,
+  members: readonly MemberRecord[],
+  resumed: boolean,
+  identity: JoinIdentity,
+  extras: JoinExtras,
+): void {
   // One pass: the wire list (online members and this one) and this client's own record.
   let self: MemberRecord | undefined;
   const list: MemberWire[] = [];
@@ -113,6 +143,7 @@ function answerJoined(ctx: ServerContext, connection: Connection, id: number, me
     userId: connection.userId,
     identifyError: identity.identifyError,
     s: preciseNow(),
+    ...extras,
   };
   const held = connection.held;
   connection.held = null;

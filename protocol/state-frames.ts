@@ -1,0 +1,126 @@
+/**
+ * Shard state on the control socket (issue 26): the frames that carry a
+ * shard's Yjs document between a client and the server, their guards, and the
+ * base64 the updates travel in. The sync follows y-protocols' two steps, in
+ * JSON frames instead of its binary envelope (every frame of this wire is one
+ * JSON text, readable in devtools and checked by one door):
+ *
+ * 1. SyncStep1: the client sends its state vector, in its `join`
+ *    ({@link JoinMessage}'s `state`, so a late joiner holds the whole state by
+ *    the time `connect()` resolves) or later in a {@link StateSyncRequest}.
+ * 2. SyncStep2: the server answers what the client lacks (`update`, the diff
+ *    against that vector) and its own state vector (`sv`), in `joined` or
+ *    {@link StateSyncedMessage}.
+ * 3. The client sends back what the server lacks (the diff against `sv`) as
+ *    an ordinary {@link StateUpdateMessage}: a client that rejoins after a drop
+ *    or a server that lost its copy (a Redis restart) is made whole again.
+ *
+ * After that every local change leaves as a {@link StateUpdateMessage}; the
+ * server keeps it in the shard's copy and relays it as a {@link
+ * StateRelayMessage}. Yjs updates are idempotent and commutative, so an update
+ * that also went over the mesh and arrives twice is harmless.
+ *
+ * Sizes are checked on the base64 text before a byte is decoded: an update
+ * may not decode to more than the shard's state limit.
+ */
+import { isCount, isId } from './frame-guards.js';
+
+/** Default largest shard state, in bytes of its merged Yjs update (1 MiB). */
+export const DEFAULT_MAX_STATE_BYTES = 1024 * 1024;
+/** Largest state vector a client may send (base64 characters): a vector is a few bytes per client that ever wrote. */
+export const MAX_STATE_VECTOR_CHARS = 64 * 1024;
+/** Most events `connect({ history })` may ask for. */
+export const MAX_HISTORY_EVENTS = 100;
+
+/** Client → server: an update of the shard's state (answered `ok`, or an error with `id`). */
+export interface StateUpdateMessage {
+  readonly type: 'state';
+  readonly id: number;
+  /** The Yjs update (v1 encoding), base64. */
+  readonly update: string;
+}
+/** Client → server: SyncStep1 after the join (a state attached after `connect()`). */
+export interface StateSyncRequest {
+  readonly type: 'stateSync';
+  readonly id: number;
+  /** The client's state vector, base64. */
+  readonly sv: string;
+}
+/** SyncStep2: what the client lacks and the server's own state vector. In `joined` and {@link StateSyncedMessage}. */
+export interface StateSyncReply {
+  /** The diff the client lacks, base64 (an empty Yjs update when it lacks nothing). */
+  readonly update: string;
+  /** The server's state vector, base64: the client sends back the diff against it. */
+  readonly sv: string;
+}
+/** Server → client: the answer to {@link StateSyncRequest}. */
+export interface StateSyncedMessage extends StateSyncReply {
+  readonly type: 'stateSynced';
+  readonly id: number;
+}
+/** Server → client: another member's update (or the backend's), relayed. */
+export interface StateRelayMessage {
+  readonly type: 'state';
+  /** The sender's client id (set by the server). */
+  readonly from: string;
+  readonly update: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Base64 characters that decode to at most `bytes` bytes. */
+export function base64CharsFor(bytes: number): number {
+  return Math.ceil(bytes / 3) * 4;
+}
+
+/** True for a base64 text (standard alphabet, padded) of at most `maxChars` characters. */
+export function isBase64(value: unknown, maxChars: number): value is string {
+  return typeof value === 'string' && value.length <= maxChars && value.length % 4 === 0 && BASE64.test(value);
+}
+
+/** Bytes → base64, in chunks (a 1 MiB update would overflow `String.fromCharCode(...all)`). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** Base64 → bytes. Check the text with {@link isBase64} first: this throws on anything else. */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
+/**
+ * The client's state frames. `maxUpdateChars` is the server's ceiling (the base64 of its
+ * largest state): the door has already checked the frame's size, this bounds the field.
+ */
+export function parseStateClientFrame(value: Record<string, unknown>, maxUpdateChars: number): StateUpdateMessage | StateSyncRequest | null {
+  if (value['type'] === 'state') {
+    return isCount(value['id']) && isBase64(value['update'], maxUpdateChars) ? (value as unknown as StateUpdateMessage) : null;
+  }
+  if (value['type'] === 'stateSync') {
+    return isCount(value['id']) && isBase64(value['sv'], MAX_STATE_VECTOR_CHARS) ? (value as unknown as StateSyncRequest) : null;
+  }
+  return null;
+}
+
+/** True for a {@link StateSyncReply} (the server is trusted with sizes, not with shapes). */
+export function isStateSyncReply(value: unknown): value is StateSyncReply {
+  if (typeof value !== 'object' || value === null) return false;
+  const reply = value as Record<string, unknown>;
+  return isBase64(reply['update'], Number.MAX_SAFE_INTEGER) && isBase64(reply['sv'], Number.MAX_SAFE_INTEGER);
+}
+
+/** The server's state frames. */
+export function parseStateServerFrame(value: Record<string, unknown>): StateSyncedMessage | StateRelayMessage | null {
+  if (value['type'] === 'state') {
+    return isId(value['from']) && isBase64(value['update'], Number.MAX_SAFE_INTEGER) ? (value as unknown as StateRelayMessage) : null;
+  }
+  if (value['type'] === 'stateSynced') return isCount(value['id']) && isStateSyncReply(value) ? (value as unknown as StateSyncedMessage) : null;
+  return null;
+}

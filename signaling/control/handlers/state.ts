@@ -1,0 +1,168 @@
+/**
+ * `state` and `stateSync`: the shard's shared state (issue 26; the sync is
+ * written down in protocol/state-frames.ts). The server holds no Y.Doc: a
+ * shard's state is the list of update bytes in the store, merged
+ * (Y.mergeUpdates) on a schedule, and the diffs a client lacks are computed
+ * on bytes (Y.diffUpdate, Y.encodeStateVectorFromUpdate). Every update is
+ * decoded once, inside a catch, before it is kept: garbage, a truncated
+ * update, a varint past 2^53 or a nesting that overflows Yjs's recursion is
+ * refused `INVALID_MESSAGE` and never reaches the store.
+ */
+import * as Y from 'yjs';
+import { assertPlainData } from '../../../protocol/data.js';
+import { PlatformError } from '../../../protocol/errors.js';
+import {
+  base64CharsFor,
+  fromBase64,
+  toBase64,
+  type StateSyncReply,
+  type StateSyncRequest,
+  type StateUpdateMessage,
+} from '../../../protocol/signaling.js';
+import { projectOf } from '../../projects.js';
+import type { ShardStateStore } from '../../store/store.js';
+import type { Connection } from '../connection.js';
+import type { ServerContext } from '../context.js';
+import { send } from '../outbox.js';
+import { take } from '../rate-buckets.js';
+import { fail, storeFailed } from '../refusals.js';
+import { saveBuckets } from '../session.js';
+
+/** A shard's updates are merged once this many are stored (and not on every update: merging costs a decode of all of them). */
+export const COMPACT_AFTER_UPDATES = 64;
+/** …and at most this long after the update that crossed it, so a burst of updates is merged once. */
+const COMPACT_DELAY_MS = 500;
+
+/** The compactions each server has scheduled, by shard key: one at a time per shard and node. */
+const scheduled = new WeakMap<ServerContext, Map<string, ReturnType<typeof setTimeout>>>();
+
+/** The project's largest shard state (SignalingProject.maxStateBytes, never above the server's). */
+export function maxStateBytesOf(ctx: ServerContext, projectId: string): number {
+  const own = projectOf(ctx.projects, projectId)?.maxStateBytes;
+  const server = ctx.limits.maxStateBytes;
+  return typeof own === 'number' && Number.isInteger(own) && own > 0 ? Math.min(own, server) : server;
+}
+
+/** The Yjs update in a frame, decoded and checked; a PlatformError when it is not one. */
+export function checkedUpdate(text: string, maxBytes: number): Uint8Array | PlatformError {
+  if (text.length > base64CharsFor(maxBytes)) return new PlatformError('STATE_TOO_LARGE', `the update is over the shard's state limit of ${maxBytes} bytes`);
+  try {
+    const bytes = fromBase64(text);
+    // Decodes every struct and the delete set: what does not decode is refused here, not in a later merge.
+    const decoded = Y.decodeUpdate(bytes);
+    for (const struct of decoded.structs) if (struct instanceof Y.Item) checkContent(struct.content);
+    return bytes;
+  } catch (error) {
+    if (error instanceof PlatformError) return error;
+    return new PlatformError('INVALID_MESSAGE', `not a Yjs update: ${error instanceof Error ? error.message.slice(0, 100) : 'undecodable'}`);
+  }
+}
+
+/**
+ * The JSON an update carries (a map's or an array's values, embeds, formats) is plain data within
+ * {@link MAX_VALUE_DEPTH}: lib0 rebuilds objects by assignment, so a `__proto__` key comes out as
+ * an object with another prototype, which this refuses (`INVALID_VALUE`), as deep nesting.
+ */
+function checkContent(content: unknown): void {
+  if (content instanceof Y.ContentAny) assertPlainData(content.arr, Number.MAX_SAFE_INTEGER);
+  else if (content instanceof Y.ContentJSON) assertPlainData(content.arr, Number.MAX_SAFE_INTEGER);
+  else if (content instanceof Y.ContentEmbed) assertPlainData(content.embed, Number.MAX_SAFE_INTEGER);
+  else if (content instanceof Y.ContentFormat) assertPlainData(content.value, Number.MAX_SAFE_INTEGER);
+}
+
+/** The shard's state as one update (merged from the stored ones), or null when it has none. */
+async function mergedState(store: ShardStateStore, projectId: string, shardName: string): Promise<Uint8Array | null> {
+  const stored = await store.read(projectId, shardName);
+  if (stored.updates.length === 0) return null;
+  return stored.updates.length === 1 ? stored.updates[0]! : Y.mergeUpdates(stored.updates as Uint8Array[]);
+}
+
+/**
+ * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks and the server's
+ * vector. A vector that does not decode counts as empty (the client gets the whole state).
+ */
+export async function syncReply(store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
+  const merged = (await mergedState(store, projectId, shardName)) ?? Y.encodeStateAsUpdate(new Y.Doc());
+  let diff: Uint8Array;
+  try {
+    diff = Y.diffUpdate(merged, fromBase64(svText));
+  } catch {
+    diff = merged;
+  }
+  return { update: toBase64(diff), sv: toBase64(Y.encodeStateVectorFromUpdate(merged)) };
+}
+
+/** `stateSync`: SyncStep1 from a client that attached its state after joining. */
+export function onStateSync(ctx: ServerContext, connection: Connection, message: StateSyncRequest): void {
+  const store = ctx.store.state;
+  if (!store) return fail(ctx, connection, 'UNSUPPORTED', 'this server keeps no shard state (its store has none)', { id: message.id });
+  // From now on it hears relayed updates: one that comes while the state is read is in the read or follows it.
+  connection.wantsState = true;
+  const { projectId, shardName } = connection;
+  syncReply(store, projectId, shardName, message.sv).then(
+    (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
+    (error: unknown) => storeFailed(ctx, connection, message.id, error),
+  );
+}
+
+/** `state`: an update from a member. Checked, kept (within the shard's limit), relayed to the others, answered `ok`. */
+export function onStateUpdate(ctx: ServerContext, connection: Connection, message: StateUpdateMessage, now: number): void {
+  const id = message.id;
+  const store = ctx.store.state;
+  if (!store) return fail(ctx, connection, 'UNSUPPORTED', 'this server keeps no shard state (its store has none)', { id });
+  // Counted as an event: an update is what an event is to the state.
+  if (!take(connection, 'event', ctx.limits.maxEventsPerSecond, now)) {
+    saveBuckets(ctx, connection, now);
+    return fail(ctx, connection, 'RATE_LIMITED', `more than ${ctx.limits.maxEventsPerSecond} events and state updates per second`, { id });
+  }
+  const maxBytes = maxStateBytesOf(ctx, connection.projectId);
+  const update = checkedUpdate(message.update, maxBytes);
+  if (update instanceof PlatformError) {
+    if (update.code === 'INVALID_MESSAGE') ctx.counters.invalidFrames++;
+    return fail(ctx, connection, update.code, update.message, { id });
+  }
+  connection.wantsState = true;
+  const { projectId, shardName, clientId } = connection;
+  keep(ctx, store, projectId, shardName, update, maxBytes).then(
+    (kept) => {
+      if (!kept) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
+      const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${message.update}"}`;
+      ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
+      if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
+    },
+    (error: unknown) => storeFailed(ctx, connection, id, error),
+  );
+}
+
+/** Appends within the limit; when over, merges first (duplicates and overhead go) and tries once more. */
+async function keep(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, update: Uint8Array, maxBytes: number): Promise<boolean> {
+  let count = await store.append(projectId, shardName, update, maxBytes);
+  if (count === null) {
+    await compact(store, projectId, shardName);
+    count = await store.append(projectId, shardName, update, maxBytes);
+    if (count === null) return false;
+  }
+  if (count >= COMPACT_AFTER_UPDATES) scheduleCompaction(ctx, store, projectId, shardName);
+  return true;
+}
+
+function scheduleCompaction(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): void {
+  let timers = scheduled.get(ctx);
+  if (!timers) scheduled.set(ctx, (timers = new Map()));
+  const key = `${projectId}\u0000${shardName}`;
+  if (timers.has(key)) return;
+  const timer = setTimeout(() => {
+    timers.delete(key);
+    compact(store, projectId, shardName).catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
+  }, COMPACT_DELAY_MS);
+  timer.unref();
+  timers.set(key, timer);
+}
+
+/** Merges the shard's updates into one (replaced only if no other compaction came between). */
+export async function compact(store: ShardStateStore, projectId: string, shardName: string): Promise<void> {
+  const stored = await store.read(projectId, shardName);
+  if (stored.updates.length < 2) return;
+  const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
+  await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation);
+}
