@@ -39,9 +39,10 @@ interface Member {
   state: ShardState;
 }
 
-/** What a copy holds, comparably: the map and the log as JSON. */
+/** What a copy holds, comparably: the map's entries sorted by key (each copy lists them in its own order of arrival) and the log, as JSON. */
 function contentOf(doc: Y.Doc): string {
-  return JSON.stringify({ map: doc.getMap('state').toJSON(), log: doc.getArray('log').toJSON() });
+  const map = [...doc.getMap('state').entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify({ map, log: doc.getArray('log').toJSON() });
 }
 
 async function joinMember(url: string, room: string): Promise<Member> {
