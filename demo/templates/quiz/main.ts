@@ -242,7 +242,12 @@ async function join(): Promise<void> {
     // The state is whole here (attached before connect()): a returning player keeps its name.
     const known = players.get(playerId);
     if (known) Object.assign(me, known);
-    else players.set(playerId, { ...me });
+    else {
+      // Every player so far is known here, so a new one can take a color nobody has.
+      const taken = new Set(players.entries().map(([, player]) => player.color));
+      players.set(playerId, { ...me, color: COLORS.find((color) => !taken.has(color)) ?? me.color });
+      Object.assign(me, players.get(playerId));
+    }
     statusLine.textContent = `you are ${me.name} · room ${info.shardName}`;
     document.body.dataset['shard'] = info.shardName;
     document.body.dataset['joined'] = 'true';
