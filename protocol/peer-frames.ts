@@ -65,3 +65,23 @@ export function parsePeerAck(text: string): number | null {
 export function peerEventFrame(prev: number, body: string): string {
   return `{"type":"event","prev":${prev},${body}}`;
 }
+
+/**
+ * An update of the shard's state sent straight to a member over its data channel (issue 26), beside
+ * the same update sent to the server, which relays it to every member: the channel only makes it
+ * faster where it is up, so it is neither numbered nor acknowledged (Yjs drops what it has).
+ */
+export const PEER_STATE_PREFIX = '{"type":"state","update":"';
+
+/** The data channel frame of a state update (base64). */
+export function peerStateFrame(update: string): string {
+  return `${PEER_STATE_PREFIX}${update}"}`;
+}
+
+/** The update (base64) of a state frame from a data channel, or null when it is malformed. */
+export function parsePeerState(text: string, maxChars: number): string | null {
+  const value = parseJsonObject(text);
+  if (value === null || value['type'] !== 'state') return null;
+  const update = value['update'];
+  return typeof update === 'string' && update.length <= maxChars && update.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(update) ? update : null;
+}

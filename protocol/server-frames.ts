@@ -6,7 +6,7 @@ import { isErrorCode, type SerializedError } from './errors.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import type { EventPayload, MemberWire, ShardInfo } from './signaling-members.js';
-import { isStateSyncReply, parseStateServerFrame, type StateRelayMessage, type StateSyncedMessage, type StateSyncReply } from './state-frames.js';
+import { isStateSyncReply, parseStateServerFrame, type StateRelayMessage, type StateResyncMessage, type StateSyncedMessage, type StateSyncReply } from './state-frames.js';
 
 /** Answer to `join`. */
 export interface JoinedMessage {
@@ -91,7 +91,8 @@ export type ServerMessage =
   | InfoMessage
   | PongMessage
   | StateSyncedMessage
-  | StateRelayMessage;
+  | StateRelayMessage
+  | StateResyncMessage;
 
 function isSerializedError(value: unknown): value is SerializedError {
   return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
@@ -140,6 +141,7 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
       return isEventMessage(value) ? value : null;
     case 'state':
     case 'stateSynced':
+    case 'stateResync':
       return parseStateServerFrame(value);
     case 'pong':
       return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;

@@ -66,6 +66,14 @@ export interface StateRelayMessage {
   readonly update: string;
 }
 
+/**
+ * Server → client: the server's copy was lost (Redis restarted empty) while this client holds the
+ * state: it syncs again (SyncStep1), and what the server lacks, everything, goes back.
+ */
+export interface StateResyncMessage {
+  readonly type: 'stateResync';
+}
+
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Base64 characters that decode to at most `bytes` bytes. */
@@ -117,7 +125,8 @@ export function isStateSyncReply(value: unknown): value is StateSyncReply {
 }
 
 /** The server's state frames. */
-export function parseStateServerFrame(value: Record<string, unknown>): StateSyncedMessage | StateRelayMessage | null {
+export function parseStateServerFrame(value: Record<string, unknown>): StateSyncedMessage | StateRelayMessage | StateResyncMessage | null {
+  if (value['type'] === 'stateResync') return { type: 'stateResync' };
   if (value['type'] === 'state') {
     return isId(value['from']) && isBase64(value['update'], Number.MAX_SAFE_INTEGER) ? (value as unknown as StateRelayMessage) : null;
   }

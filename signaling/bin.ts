@@ -27,6 +27,7 @@
  *   --require-user-token id    PLATFORM_REQUIRE_USER_TOKEN="id,…": browser joins of project id need a valid user token
  *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
  *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-unjoined-sockets-per-address N
+ *   --max-state-bytes N   --history-events N
  *   --max-connections-per-shard id:N
  *                              (see SignalingLimits and SignalingProject in server-options.ts; the same PLATFORM_… names
  *                              in capitals with underscores)
@@ -93,6 +94,8 @@ function parse() {
       'max-peer-messages-per-second': { type: 'string' },
       'max-shards-per-address-per-minute': { type: 'string' },
       'max-info-shards': { type: 'string' },
+      'max-state-bytes': { type: 'string' },
+      'history-events': { type: 'string' },
       'max-unjoined-sockets-per-address': { type: 'string' },
       'max-connections-per-shard': { type: 'string', multiple: true },
       redis: { type: 'string' },
@@ -200,6 +203,8 @@ for (const [flag, key] of [
   ['max-shards-per-address-per-minute', 'maxShardsPerAddressPerMinute'],
   ['max-info-shards', 'maxInfoShards'],
   ['max-unjoined-sockets-per-address', 'maxUnjoinedSocketsPerAddress'],
+  ['max-state-bytes', 'maxStateBytes'],
+  ['history-events', 'historyEvents'],
 ] as const) {
   const value = number(values[flag] ?? env[`PLATFORM_${flag.toUpperCase().replaceAll('-', '_')}`], `--${flag}`);
   if (value !== undefined) Object.assign(limits, { [key]: value });

@@ -17,6 +17,7 @@ import {
   type PresenceMessage,
   type ServerMessage,
   type StateRelayMessage,
+  type StateResyncMessage,
 } from '../../protocol/signaling.js';
 import type { SessionOptions, SocketLike } from './types.js';
 
@@ -24,8 +25,8 @@ import type { SessionOptions, SocketLike } from './types.js';
 export interface ControlConnectionHost {
   onEvent(message: EventMessage): void;
   onPresence(message: PresenceMessage): void;
-  /** Another member's update of the shard's state, relayed. */
-  onState(message: StateRelayMessage): void;
+  /** Another member's update of the shard's state, relayed, or the server's request to sync again. */
+  onState(message: StateRelayMessage | StateResyncMessage): void;
   /**
    * A `joined` answer, as it arrives: before the frames behind it. The request that waits for it
    * settles a microtask later, and where frames are dispatched in one task (Node's ws) the presence
@@ -277,6 +278,7 @@ export class ControlConnection {
       case 'presence':
         return this.#host.onPresence(message);
       case 'state':
+      case 'stateResync':
         return this.#host.onState(message);
       case 'error': {
         const error = deserializeError(message.error);

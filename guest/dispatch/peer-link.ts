@@ -88,6 +88,19 @@ export class PeerLink {
     this.#fail = fail;
   }
 
+  /** Sends a state frame (peer-frames.ts `peerStateFrame`) when the channel is open and not backed up; false when it did not go. */
+  sendState(text: string): boolean {
+    const channel = this.channel;
+    if (this.state !== 'open' || !channel || channel.readyState !== 'open' || channel.bufferedAmount > PEERJS_MAX_BUFFERED_BYTES / 8) return false;
+    try {
+      sendOnChannel(channel, text);
+      return true;
+    } catch {
+      // Closing under our feet: the server relays the update anyway.
+      return false;
+    }
+  }
+
   /** Sends one event when the channel is open, and keeps it until acknowledged; false when it did not go. */
   send(seq: number, prev: number, body: string): boolean {
     const connection = this.connection;

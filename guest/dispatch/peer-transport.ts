@@ -25,7 +25,7 @@
  *   a template that never connects never downloads it.
  */
 import type { DataConnection, Peer } from 'peerjs';
-import { PEER_ACK_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, type MemberWire } from '../../protocol/signaling.js';
+import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, parsePeerState, type MemberWire } from '../../protocol/signaling.js';
 import { HeldCalls } from './held-calls.js';
 import { peerConnectionsCreated, spendPeerConnection } from './peer-budget.js';
 import { PeerLink } from './peer-link.js';
@@ -157,6 +157,12 @@ class MeshTransport implements PeerTransport {
     return link !== undefined && link.send(seq, prev, body);
   }
 
+  sendState(text: string): string[] {
+    const reached: string[] = [];
+    for (const link of this.#links.values()) if (link.sendState(text)) reached.push(link.clientId);
+    return reached;
+  }
+
   setMembers(members: readonly MemberWire[], selfClientId: string): void {
     this.#members = members;
     this.#self = selfClientId;
@@ -265,6 +271,11 @@ class MeshTransport implements PeerTransport {
         if (link.connection !== connection) return;
         if (!this.#admit(link, text)) return;
         if (typeof text !== 'string') return;
+        if (text.startsWith(PEER_STATE_PREFIX)) {
+          const update = parsePeerState(text, this.#init.maxPayloadBytes);
+          if (update !== null) this.#host.onState?.(link.clientId, update);
+          return;
+        }
         if (text.startsWith(PEER_ACK_PREFIX)) {
           const seq = parsePeerAck(text);
           if (seq !== null) link.acknowledged(seq);

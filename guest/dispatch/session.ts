@@ -22,6 +22,7 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   isShardName,
   MAX_HISTORY_EVENTS,
+  peerStateFrame,
   MAX_USER_INFO_BYTES,
   SIGNALING_VERSION,
   type ConnectedClient,
@@ -277,6 +278,10 @@ export class DispatchSession {
     const message = frame.type === 'state' ? { type: 'state', id: this.#connection.nextId(), update: frame.update } : { type: 'stateSync', id: this.#connection.nextId(), sv: frame.sv };
     return this.#connection.request(message);
   }
+  /** Sends a state update (base64) over every open data channel, when it fits an event's size; the server relays it to all anyway. */
+  stateToPeers(update: string): void {
+    if (update.length <= this.#limits.maxPayloadBytes) this.#sender.peer?.sendState(peerStateFrame(update));
+  }
   /** The data path per member (diagnostics, tests). */
   paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
     const result: Record<string, 'peer' | 'connecting' | 'relay'> = {};
@@ -390,6 +395,7 @@ export class DispatchSession {
         onFrame: (clientId, text) => this.#receiver.onPeerFrame(clientId, members.get(clientId), text),
         onUndelivered: (clientId, seqs, bodies) => this.#sender.resendByRelay(clientId, seqs, bodies),
         onRefused: (_clientId, error) => this.#emitError(error),
+        onState: (from, update) => this.#stateHooks?.onRemote({ type: 'state', from, update }),
       },
     );
     this.#sender.peer = peer;

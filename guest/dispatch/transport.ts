@@ -43,6 +43,8 @@ export interface PeerTransportHost {
    * relay, where the server polices it. For the application's error listeners.
    */
   onRefused(clientId: string, error: PlatformError): void;
+  /** A state update (base64) from this member's data channel (issue 26), checked at the door like an event. */
+  onState?(clientId: string, update: string): void;
 }
 
 /** A peer (mesh) transport also follows the shard's members. */
@@ -54,6 +56,8 @@ export interface PeerTransport extends DataTransport {
    * either path (0 for none).
    */
   sendTo(clientId: string, seq: number, prev: number, body: string): boolean;
+  /** Sends a state frame to every member whose channel is open; returns their client ids. */
+  sendState(text: string): string[];
   /** The members changed: open connections to new ones, close those of members gone. */
   setMembers(members: readonly MemberWire[], selfClientId: string): void;
   /** Path per member, for diagnostics and tests. */

@@ -6,7 +6,7 @@
  * Platform.dispatch, the backend's PlatformBackend.Dispatch) share one
  * definition without importing the session itself.
  */
-import type { StateRelayMessage, StateSyncReply } from '../../protocol/signaling.js';
+import type { StateRelayMessage, StateResyncMessage, StateSyncReply } from '../../protocol/signaling.js';
 import type { PlatformError } from '../../protocol/errors.js';
 import type { ConnectedClient, EventPayload } from '../../protocol/signaling.js';
 import type { PeerTransportFactory } from './transport.js';
@@ -118,8 +118,8 @@ export interface SessionStateHooks {
   stateVector(): string;
   /** SyncStep2 from `joined`, before `connect()` resolves; null when the join asked and the server has no state. */
   onSync(reply: StateSyncReply | null): void;
-  /** Another member's update, relayed by the server. */
-  onRemote(message: StateRelayMessage): void;
+  /** Another member's update, relayed by the server, or its request to sync again. */
+  onRemote(message: StateRelayMessage | StateResyncMessage): void;
   /** Connected (first join or back after a drop): what the server lacks can leave now. */
   onConnected(): void;
 }

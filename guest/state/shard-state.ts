@@ -10,7 +10,7 @@
  */
 import * as Y from 'yjs';
 import { isPlatformError, PlatformError } from '../../protocol/errors.js';
-import { fromBase64, toBase64, type StateRelayMessage, type StateSyncReply } from '../../protocol/signaling.js';
+import { fromBase64, toBase64, type StateRelayMessage, type StateResyncMessage, type StateSyncReply } from '../../protocol/signaling.js';
 import type { DispatchSession } from '../dispatch/session.js';
 import type { SessionStateHooks } from '../dispatch/types.js';
 import { stateMap, type StateMap } from './state-map.js';
@@ -40,6 +40,8 @@ export interface FrontendOrBackendDispatch {
 const REMOTE = Symbol('platform-kit remote state');
 /** Codes after which the connection's next join resends what the server lacks: not the template's concern. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['NOT_CONNECTED', 'CALL_TIMEOUT', 'UNAVAILABLE', 'LINK_CLOSED']);
+/** Least time between two state frames over the mesh: 50 a second, half a peer's default event rate. */
+const MESH_INTERVAL_MS = 20;
 /** After a refusal that a later try can fix (RATE_LIMITED): sync again this long after. */
 const REPAIR_DELAY_MS = 1_000;
 
@@ -69,6 +71,7 @@ class ShardStateClient implements ShardState {
   /** Local updates of this task, merged and sent once (a loop of set() calls is one frame). */
   #outgoing: Uint8Array[] = [];
   #repairTimer: ReturnType<typeof setTimeout> | null = null;
+  #meshSentAt = 0;
   readonly #onUpdate = (update: Uint8Array, origin: unknown): void => {
     if (origin === REMOTE || this.#closed) return;
     if (this.#outgoing.push(update) === 1) queueMicrotask(() => this.#flush());
@@ -145,8 +148,10 @@ class ShardStateClient implements ShardState {
     this.#settle();
   }
 
-  #onRemote(message: StateRelayMessage): void {
-    if (!this.#closed) this.#apply(message.update);
+  #onRemote(message: StateRelayMessage | StateResyncMessage): void {
+    if (this.#closed) return;
+    if (message.type === 'stateResync') this.#requestSync();
+    else this.#apply(message.update);
   }
 
   /** Applies an update from the network; false (and an error heard by onError) when it does not decode. */
@@ -173,15 +178,26 @@ class ShardStateClient implements ShardState {
     const updates = this.#outgoing;
     this.#outgoing = [];
     if (updates.length === 0 || this.#closed) return;
-    // Not connected: the next join's SyncStep2 sends it (see the file's comment).
-    if (this.#session?.state !== 'connected') return;
-    this.#send(updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates));
+    // Not connected: the mesh may still be up (the pairs outlive a dropped control socket); the
+    // server gets it from the next join's SyncStep2 (see the file's comment).
+    this.#send(updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates), this.#session?.state === 'connected');
   }
 
-  #send(update: Uint8Array): void {
+  #send(update: Uint8Array, toServer = true): void {
     const session = this.#session;
     if (!session) return;
-    session.stateRequest({ type: 'state', update: toBase64(update) }).then(
+    const text = toBase64(update);
+    // Over the mesh first where it is up (the faster path), at most one frame per MESH_INTERVAL_MS so
+    // a receiver's door (its peer's event rate) never moves the pair to the relay; the server gets it
+    // in any case, keeps it and relays it to every member, those reached here too (duplicates are
+    // harmless to Yjs, and the mesh frame is not acknowledged: the relay is what makes it reliable).
+    const now = Date.now();
+    if (now - this.#meshSentAt >= MESH_INTERVAL_MS) {
+      this.#meshSentAt = now;
+      session.stateToPeers(text);
+    }
+    if (!toServer) return;
+    session.stateRequest({ type: 'state', update: text }).then(
       () => undefined,
       (error: unknown) => this.#refused(error),
     );

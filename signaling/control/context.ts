@@ -45,6 +45,11 @@ export interface Hub {
   presence: PendingPresence[] | null;
   /** Until then (performance.now()), a new presence change waits for the window timer; after, for the end of the turn. */
   quietUntil: number;
+  /**
+   * This node saw the shard hold state: finding it empty afterwards means the store lost it (a
+   * Redis restart), and the members are asked to send theirs again (handlers/state.ts).
+   */
+  stateSeen?: boolean;
 }
 
 /** The counters of {@link SignalingMetrics} that the handlers count. */

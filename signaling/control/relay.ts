@@ -31,6 +31,8 @@ export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessa
   if (hub.presence !== null) flushPresence(ctx, hub);
   const frame = Buffer.from(message.frame);
   if (message.kind === 'state') {
+    // An update (not a resync request, which has no sender): the shard holds state (handlers/state.ts noteState).
+    if (message.from !== '') hub.stateSeen = true;
     // Every member but the sender: those it reached over the mesh too (Yjs drops what it has).
     for (const c of hub.locals.values()) if (c.clientId !== message.from && c.wantsState) sendRaw(ctx, c, frame);
     return;

@@ -66,7 +66,7 @@ export class RedisConnection {
   }
 
   /** Runs a script (EVALSHA, EVAL when Redis does not know it: first use, or after a restart). */
-  async run(which: Script, args: readonly (string | number)[]): Promise<unknown> {
+  async run(which: Script, args: readonly (string | number | Buffer)[]): Promise<unknown> {
     const redis = this.#client();
     try {
       try {

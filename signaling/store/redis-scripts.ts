@@ -48,6 +48,8 @@ local function removeMember(prefix, P, shard, clientId, f)
     redis.call('HDEL', base .. 'size', shard)
     redis.call('HDEL', base .. 'online', shard)
     if cap then redis.call('ZREM', base .. 'open:' .. cap, shard) end
+    -- The shard ended: its state and history go with it (redis-state.ts).
+    redis.call('DEL', base .. 'st:' .. shard, base .. 'stm:' .. shard, base .. 'ev:' .. shard)
   elseif auto == '1' and size < tonumber(cap) then
     redis.call('ZADD', base .. 'open:' .. cap, tonumber(seq), shard)
   end

@@ -57,9 +57,10 @@ import { joinSteps } from './join-limit.js';
 import { decodeBuckets, decodeRecord, decodeRecords, encodeBuckets, encodeTail, memberRef, RedisKeys, splitMemberRef } from './redis-keys.js';
 import { RedisConnection, unavailable } from './redis-connection.js';
 import { NodeLease } from './redis-lease.js';
+import { createRedisStateStore } from './redis-state.js';
 import { ShardChannels } from './redis-pubsub.js';
 import { SCRIPTS } from './redis-scripts.js';
-import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
+import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStateStore, ShardStore } from './store.js';
 
 /** Options of {@link createRedisStore}. */
 export interface RedisStoreOptions {
@@ -124,6 +125,8 @@ class RedisStore implements RedisShardStore {
   readonly nodeId: string;
   readonly ready: Promise<void>;
   readonly #keys: RedisKeys;
+  /** The shards' state and history, in Redis (redis-state.ts). */
+  readonly state: ShardStateStore;
   readonly #leaseMs: number;
   readonly #log: (line: string) => void;
   readonly #redis: RedisConnection;
@@ -150,6 +153,7 @@ class RedisStore implements RedisShardStore {
     this.#redis = new RedisConnection(this.nodeId, commandTimeoutMs, this.#log);
     this.#lease = new NodeLease(this.#redis, this.#keys.prefix, this.#leaseMs, () => this.#held.size, () => void this.heartbeat());
     this.#channels = new ShardChannels(this.nodeId, this.#log);
+    this.state = createRedisStateStore(this.#redis, this.#keys.prefix, this.nodeId, this.#lease, this.#log);
     this.ready = this.#connect(options.redis);
     this.ready.catch(() => undefined);
   }

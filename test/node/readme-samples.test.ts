@@ -47,6 +47,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   allowImportingTsExtensions: true,
   paths: {
     'platform-kit/guest': [join(REPO_ROOT, 'guest/index.ts')],
+    'platform-kit/guest/state': [join(REPO_ROOT, 'guest/state/index.ts')],
     'platform-kit/host/core': [join(REPO_ROOT, 'host/core.ts')],
     'platform-kit/host': [join(REPO_ROOT, 'host/index.ts')],
     'platform-kit/signaling': [join(REPO_ROOT, 'signaling/index.ts')],

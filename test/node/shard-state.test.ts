@@ -28,8 +28,9 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
 describe('shard state, one node (memory store)', () => {
   let server: SignalingServer;
   const store = createMemoryStore();
+  const logged: string[] = [];
   before(async () => {
-    server = await startServer({ store, reconnectGraceMs: 1_000, limits: { maxStateBytes: 512 * 1024 } });
+    server = await startServer({ store, reconnectGraceMs: 1_000, limits: { maxStateBytes: 512 * 1024 }, log: (line) => logged.push(line) });
   });
   after(() => server.close());
 
@@ -90,6 +91,8 @@ describe('shard state, one node (memory store)', () => {
       const json = states.map((state) => JSON.stringify(state.doc.getMap('state').toJSON(), Object.keys(state.doc.getMap('state').toJSON()).sort()));
       assert.equal(new Set(json).size, 1, 'every copy equal');
       assert.ok(origins.includes('local') && origins.includes('remote'));
+      // The store lost nothing: no member was asked to send its state again.
+      assert.deepEqual(logged.filter((line) => line.includes('lost by the store')), []);
     } finally {
       await closeAll(clients);
     }

@@ -103,7 +103,7 @@ async function readExtras(ctx: ServerContext, connection: Connection, message: J
   if (!store) return {};
   if (message.state !== undefined) connection.wantsState = true;
   const [state, frames] = await Promise.all([
-    message.state !== undefined ? syncReply(store, connection.projectId, connection.shardName, message.state) : undefined,
+    message.state !== undefined ? syncReply(ctx, store, connection.projectId, connection.shardName, message.state) : undefined,
     message.history ? store.recent(connection.projectId, connection.shardName, message.history) : undefined,
   ]);
   // The frames are the server's own texts of relayed events: parsed back for the one `joined` frame.

@@ -22,7 +22,7 @@ import {
 import { projectOf } from '../../projects.js';
 import type { ShardStateStore } from '../../store/store.js';
 import type { Connection } from '../connection.js';
-import type { ServerContext } from '../context.js';
+import { shardKey, type ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 import { take } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
@@ -81,8 +81,10 @@ async function mergedState(store: ShardStateStore, projectId: string, shardName:
  * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks and the server's
  * vector. A vector that does not decode counts as empty (the client gets the whole state).
  */
-export async function syncReply(store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
-  const merged = (await mergedState(store, projectId, shardName)) ?? Y.encodeStateAsUpdate(new Y.Doc());
+export async function syncReply(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
+  const held = await mergedState(store, projectId, shardName);
+  noteState(ctx, projectId, shardName, held === null, held !== null);
+  const merged = held ?? Y.encodeStateAsUpdate(new Y.Doc());
   let diff: Uint8Array;
   try {
     diff = Y.diffUpdate(merged, fromBase64(svText));
@@ -99,7 +101,7 @@ export function onStateSync(ctx: ServerContext, connection: Connection, message:
   // From now on it hears relayed updates: one that comes while the state is read is in the read or follows it.
   connection.wantsState = true;
   const { projectId, shardName } = connection;
-  syncReply(store, projectId, shardName, message.sv).then(
+  syncReply(ctx, store, projectId, shardName, message.sv).then(
     (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
     (error: unknown) => storeFailed(ctx, connection, message.id, error),
   );
@@ -124,9 +126,12 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
   connection.wantsState = true;
   const { projectId, shardName, clientId } = connection;
   keep(ctx, store, projectId, shardName, update, maxBytes).then(
-    (kept) => {
-      if (!kept) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
+    (count) => {
+      if (count === null) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
       const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${message.update}"}`;
+      // The first update of a state this node saw before: the store lost it (Redis restarted empty).
+      // Before the publish, which marks the hub as holding state when this node relays it.
+      noteState(ctx, projectId, shardName, count === 1, true);
       ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
       if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
     },
@@ -135,15 +140,32 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
 }
 
 /** Appends within the limit; when over, merges first (duplicates and overhead go) and tries once more. */
-async function keep(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, update: Uint8Array, maxBytes: number): Promise<boolean> {
+async function keep(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, update: Uint8Array, maxBytes: number): Promise<number | null> {
   let count = await store.append(projectId, shardName, update, maxBytes);
   if (count === null) {
     await compact(store, projectId, shardName);
     count = await store.append(projectId, shardName, update, maxBytes);
-    if (count === null) return false;
+    if (count === null) return null;
   }
   if (count >= COMPACT_AFTER_UPDATES) scheduleCompaction(ctx, store, projectId, shardName);
-  return true;
+  return count;
+}
+
+/**
+ * Notes what this node learnt of a shard's state: held (`empty` false), or found empty. Empty after
+ * it was held means the store lost it: every member is asked to sync again (`stateResync`) and sends
+ * back what the server lacks, so a Redis that restarted empty gets the state back from the members.
+ */
+export function noteState(ctx: ServerContext, projectId: string, shardName: string, foundEmpty: boolean, holdsNow: boolean): void {
+  const hub = ctx.hubs.get(shardKey(projectId, shardName));
+  if (!hub) return;
+  if (foundEmpty && hub.stateSeen === true) {
+    ctx.log(`platform-kit: the state of ${projectId}/${shardName} was lost by the store; asking its members for it`);
+    ctx.store.publish(projectId, shardName, { kind: 'state', from: '', frame: '{"type":"stateResync"}' });
+    // The members' answers refill it: the first of them must not ask again.
+    hub.stateSeen = false;
+  }
+  if (holdsNow) hub.stateSeen = true;
 }
 
 function scheduleCompaction(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): void {
