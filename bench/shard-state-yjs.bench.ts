@@ -11,12 +11,14 @@
  *   split between them, the joiner on either), and `@y/websocket-server`.
  * - Server memory per state: 20 shards of 100 KB on a fresh server, one
  *   member left in each; the server process's RSS after, less before, / 20.
- * - `history` (bullet 4): a log of 200 chat messages handed to a joiner as the
- *   shard's last 200 events (`connect({ history: 200 })`), against the same
- *   log kept in the state (a Y.Array of the last 200); bytes the joiner
- *   receives (a counting proxy in front of the server) and the time to hold
- *   the log. Also what a Y.Array ring costs after 2,000 messages trimmed to
- *   the last 200 (its tombstones stay).
+ * - `history` (bullet 4): a log of 100 chat messages handed to a joiner as the
+ *   shard's last 100 events (`connect({ history: 100 })`, the ring's largest),
+ *   against the same log kept in the state (a Y.Array of the last 100); bytes
+ *   the joiner receives (a counting proxy in front of the server) and the time
+ *   to hold the log. Also what a Y.Array ring costs after 2,000 messages
+ *   trimmed to the last 100 (its tombstones stay).
+ * - For scale, in the same turns: the kit's join alone (an empty named shard,
+ *   no state attached), what every join pays before any state.
  *
  * Clients are Node processes' sockets in this process: the kit's backend
  * client (`PlatformBackend.Dispatch`, relay only) and y-websocket's
@@ -40,6 +42,7 @@ import { startSignalingProcess, type SignalingProcess } from './support/signalin
 import { expectedKeys, stateBytes, whenKeys, writeShare } from './support/state-documents.js';
 import { connectYjsClient, startYjsServer, yjsFlushed, type YjsClient, type YjsServer } from './support/yjs-baseline.js';
 import { PROJECT, TOKEN } from '../test/node/signaling-support.js';
+import { PlatformBackend } from '../signaling/index.js';
 
 export const description = 'Shard state: late joiner of a 100 KB state (8 members) on one node, two Redis nodes and @y/websocket-server; server memory per state; history ring against a log in the state.';
 
@@ -47,10 +50,12 @@ const MEMBERS = 8;
 const STATE_BYTES = 100_000;
 const JOIN_SAMPLES = 30;
 const MEMORY_SHARDS = 20;
-const LOG_LENGTH = 200;
+/** The ring's default and largest size (`historyEvents`, 100): the log handed both ways. */
+const LOG_LENGTH = 100;
 const LOG_MESSAGE_BYTES = 100;
 const LONG_LOG = 2_000;
 const WAIT_MS = 60_000;
+const PLAIN_JOIN = 'kit, one node: join alone (no state)';
 /** Generous limits: the bench joins from one address far more often than a person would. */
 const NODE_ARGS = ['--max-events-per-second', '100000', '--max-joins-per-address-per-minute', '1000000', '--max-shards-per-address-per-minute', '1000000', '--max-unjoined-sockets-per-address', '100000'];
 
@@ -117,7 +122,17 @@ async function fillRoom(side: Side, room: string): Promise<{ doc: Y.Doc; close()
   return members;
 }
 
-async function lateJoins(context: BenchContext, sides: readonly Side[]): Promise<Map<string, number[]>> {
+/** The kit's join alone: connect() to resolved in a fresh named shard, no state attached. */
+async function plainJoin(url: string, sample: number): Promise<number> {
+  const dispatch = new PlatformBackend.Dispatch({ projectId: PROJECT, projectToken: TOKEN, url });
+  const started = performance.now();
+  await dispatch.connect({ shardName: `plain-${sample}` });
+  const elapsed = performance.now() - started;
+  await dispatch.disconnect();
+  return elapsed;
+}
+
+async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl: string): Promise<Map<string, number[]>> {
   const keys = expectedKeys(MEMBERS - 1, STATE_BYTES);
   const held: { close(): Promise<void> | void }[] = [];
   const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
@@ -137,8 +152,10 @@ async function lateJoins(context: BenchContext, sides: readonly Side[]): Promise
     }
     // One warm-up join each (module loading, JIT), then the sides take turns.
     for (const side of measured) await side.lateJoin('late-join', 0, keys);
+    samples.set(PLAIN_JOIN, []);
     for (let sample = 0; sample < JOIN_SAMPLES; sample++) {
       for (const side of measured) samples.get(side.name)!.push(await side.lateJoin('late-join', sample, keys));
+      samples.get(PLAIN_JOIN)!.push(await plainJoin(plainUrl, sample));
     }
   } finally {
     for (const member of held) await member.close();
@@ -224,7 +241,7 @@ async function historyAgainstLog(context: BenchContext, server: SignalingProcess
     await measure(`Y.Array log: ${LOG_LENGTH} messages`, 'history-log', (joiner) => whenLength(joiner.doc, LOG_LENGTH));
 
     // A chat that ran on: 2,000 messages, one transaction each (as people send them), the array
-    // trimmed to the last 200. Deleted items leave tombstones the state keeps.
+    // trimmed to the last LOG_LENGTH. Deleted items leave tombstones the state keeps.
     const ringInState = await joinKit(server.url, 'history-long');
     held.push(ringInState);
     const long = ringInState.doc.getArray<unknown>('log');
@@ -273,7 +290,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   try {
     if (!redis) context.log(`two Redis nodes skipped: ${String(skipRedis)}`);
     const sides = [kitSide('kit, one node', [single.url]), ...(nodes.length === 2 ? [kitSide('kit, two Redis nodes', nodes.map((node) => node.url))] : []), yjsSide(yjs)];
-    const samples = await lateJoins(context, sides);
+    const samples = await lateJoins(context, sides, single.url);
     const baseline = stats(samples.get('@y/websocket-server')!);
     const rows = [...samples].map(([name, values]) => {
       const s = stats(values);
@@ -282,7 +299,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     context.log(`\nlate joiner: connect() → whole ${STATE_BYTES / 1000} KB state held (${JOIN_SAMPLES} samples each, ${MEMBERS} members with the joiner)\n`);
     context.log(table(['server', 'p50 ms', 'p90 ms', 'max ms', 'p50 / Yjs server'], rows));
     for (const [name, values] of samples) {
-      if (name === '@y/websocket-server') continue;
+      if (name === '@y/websocket-server' || name === PLAIN_JOIN) continue;
       const median = stats(values).median;
       targets.push({ name: `late joiner holds a 100 KB state ≤ 300 ms after connect(), p50 (${name})`, pass: median <= 300, detail: `${ms(median)} ms` });
       targets.push({ name: `late join ≤ 1× the Yjs server, p50 (${name})`, pass: median <= baseline.median, detail: `${ms(median)} against ${ms(baseline.median)} ms (${ratio(median / baseline.median)})` });
@@ -329,7 +346,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       await yjsServer.stop();
     }
 
-    context.log('\nhistory (bullet 4): a log of 200 chat messages of ~100 B, through a byte-counting proxy, 10 joins each\n');
+    context.log(`\nhistory (bullet 4): a log of ${LOG_LENGTH} chat messages of ~${LOG_MESSAGE_BYTES} B, through a byte-counting proxy, 10 joins each\n`);
     data['history'] = await historyAgainstLog(context, single);
   } finally {
     await Promise.all(nodes.map((node) => node.stop()));
