@@ -22,7 +22,6 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   isShardName,
   MAX_HISTORY_EVENTS,
-  peerStateFrame,
   MAX_USER_INFO_BYTES,
   SIGNALING_VERSION,
   type ConnectedClient,
@@ -31,7 +30,6 @@ import {
   type JoinedMessage,
   type JoinMessage,
   type PresenceMessage,
-  type ServerMessage,
   type ShardInfo,
   type WireLimits,
 } from '../../protocol/signaling.js';
@@ -48,8 +46,8 @@ import type {
   MessageHandlerCallback,
   SessionOptions,
   SessionState,
-  SessionStateHooks,
 } from './types.js';
+import { StatePort } from './state-port.js';
 
 
 const DEFAULT_LIMITS: WireLimits = {
@@ -83,9 +81,8 @@ export class DispatchSession {
   readonly #membership = new Membership();
   readonly #receiver: EventReceiver;
   readonly #sender: EventSender;
-  #stateHooks: SessionStateHooks | null = null;
-  /** The last join carried a state vector (the hooks were attached before it left). */
-  #stateAsked = false;
+  /** Where the shard's state plugs in (state-port.ts). */
+  readonly statePort: StatePort;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -93,7 +90,7 @@ export class DispatchSession {
     this.#connection = new ControlConnection(options, {
       onEvent: (message) => this.#onEvent(message),
       onPresence: (message) => this.#onPresence(message),
-      onState: (message) => this.#stateHooks?.onRemote(message),
+      onState: (message) => this.statePort.hooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
       onServerError: (error) => this.#emitError(error),
@@ -129,6 +126,7 @@ export class DispatchSession {
       maxQueuedEvents: options.maxQueuedEvents ?? 1_000,
       receiveOwnBroadcasts: options.receiveOwnBroadcasts ?? true,
     });
+    this.statePort = new StatePort(this.#connection, this.#sender, () => this.#limits);
   }
 
   /** The server URL in use (or tried next). */
@@ -265,23 +263,6 @@ export class DispatchSession {
   get connectedClients(): ConnectedClient[] {
     return this.#membership.connectedClients;
   }
-  /** Plugs the shard's state in (one per session); returns the function that takes it out. */
-  attachState(hooks: SessionStateHooks): () => void {
-    this.#stateHooks = hooks;
-    return () => {
-      if (this.#stateHooks === hooks) this.#stateHooks = null;
-    };
-  }
-  /** Sends a state frame (an update, or SyncStep1 after the join) and waits for its answer. */
-  stateRequest(frame: { readonly type: 'state'; readonly update: string } | { readonly type: 'stateSync'; readonly sv: string }): Promise<ServerMessage> {
-    // `id` second: the server's door knows a large state frame by its first bytes (`{"type":"state","id":`).
-    const message = frame.type === 'state' ? { type: 'state', id: this.#connection.nextId(), update: frame.update } : { type: 'stateSync', id: this.#connection.nextId(), sv: frame.sv };
-    return this.#connection.request(message);
-  }
-  /** Sends a state update (base64) over every open data channel, when it fits an event's size; the server relays it to all anyway. */
-  stateToPeers(update: string): void {
-    if (update.length <= this.#limits.maxPayloadBytes) this.#sender.peer?.sendState(peerStateFrame(update));
-  }
   /** The data path per member (diagnostics, tests). */
   paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
     const result: Record<string, 'peer' | 'connecting' | 'relay'> = {};
@@ -317,11 +298,11 @@ export class DispatchSession {
       ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
       userInfo: this.#userInfo,
       ...(resuming && info ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
-      ...(this.#stateHooks ? { state: this.#stateHooks.stateVector() } : {}),
+      ...(this.statePort.hooks ? { state: this.statePort.hooks.stateVector() } : {}),
       // Only the first join asks for the recent events: a resume would replay them twice.
       ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
     };
-    this.#stateAsked = join.state !== undefined;
+    this.statePort.asked = join.state !== undefined;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;
@@ -350,7 +331,7 @@ export class DispatchSession {
     // before connect() resolves are delivered, as relayed ones already were. A resume starts it
     // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
     if (!resuming) this.#startPeer(reply);
-    if (this.#stateAsked) this.#stateHooks?.onSync(reply.state ?? null);
+    if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
     // the others follow in the background (clock.ts), so joining costs one round trip for the
@@ -363,7 +344,7 @@ export class DispatchSession {
     this.#membership.notify();
     this.#scheduleHeartbeat();
     this.#sender.flushQueue();
-    this.#stateHooks?.onConnected();
+    this.statePort.hooks?.onConnected();
     // Before connect() resolves: the listeners registered before it hear them (replayed: true).
     for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
     this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
@@ -395,7 +376,7 @@ export class DispatchSession {
         onFrame: (clientId, text) => this.#receiver.onPeerFrame(clientId, members.get(clientId), text),
         onUndelivered: (clientId, seqs, bodies) => this.#sender.resendByRelay(clientId, seqs, bodies),
         onRefused: (_clientId, error) => this.#emitError(error),
-        onState: (from, update) => this.#stateHooks?.onRemote({ type: 'state', from, update }),
+        onState: (from, update) => this.statePort.hooks?.onRemote({ type: 'state', from, update }),
       },
     );
     this.#sender.peer = peer;

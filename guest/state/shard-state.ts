@@ -101,7 +101,7 @@ class ShardStateClient implements ShardState {
       // Never synced (attached while the join was on its way, without the vector): SyncStep1 now.
       onConnected: () => (this.#serverVector === null ? this.#requestSync() : this.#sendMissing()),
     };
-    this.#detach = session.attachState(hooks);
+    this.#detach = session.statePort.attach(hooks);
     // Attached after connect(): SyncStep1 now (before it, the join carries it).
     if (session.state === 'connected') this.#requestSync();
   }
@@ -194,10 +194,10 @@ class ShardStateClient implements ShardState {
     const now = Date.now();
     if (now - this.#meshSentAt >= MESH_INTERVAL_MS) {
       this.#meshSentAt = now;
-      session.stateToPeers(text);
+      session.statePort.toPeers(text);
     }
     if (!toServer) return;
-    session.stateRequest({ type: 'state', update: text }).then(
+    session.statePort.request({ type: 'state', update: text }).then(
       () => undefined,
       (error: unknown) => this.#refused(error),
     );
@@ -224,7 +224,7 @@ class ShardStateClient implements ShardState {
   #requestSync(): void {
     const session = this.#session;
     if (!session) return;
-    session.stateRequest({ type: 'stateSync', sv: toBase64(Y.encodeStateVector(this.doc)) }).then(
+    session.statePort.request({ type: 'stateSync', sv: toBase64(Y.encodeStateVector(this.doc)) }).then(
       (reply) => {
         if (reply.type !== 'stateSynced') return;
         this.#onSync(reply);

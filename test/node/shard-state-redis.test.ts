@@ -54,6 +54,30 @@ describe('shard state on two nodes sharing Redis', { skip: skipRedis, timeout: 1
     assert.equal(stateB.map('board').entries().length, 50, 'whole at connect, from the other node');
     stateB.map<number>('score').set('b', 1);
     await waitFor(() => stateA.map<number>('score').get('b') === 1, 'A (node 1) to hear B’s change (node 2)', 10_000);
+    // The history is the shard's, across nodes: a broadcast relayed by node 1, replayed by node 2.
+    await a.emitEvent('move', { n: 1 });
+    const key2 = `pk:{${PROJECT}}:ev:two`;
+    const end = Date.now() + 10_000;
+    while ((await inspect.llen(key2)) === 0) {
+      if (Date.now() > end) throw new Error('the event never reached the history');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const c = client(n2.url);
+    const replayed: unknown[] = [];
+    c.on('move', (payload, meta) => replayed.push([payload['n'], meta.replayed]));
+    await c.connect({ shardName: 'two', history: 5 });
+    assert.deepEqual(replayed, [[1, true]]);
+    // Many updates are merged in Redis too (after 64, not on each).
+    for (let index = 0; index < 80; index++) {
+      stateA.map<number>('many').set(`k${index}`, index);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    const merged = Date.now() + 15_000;
+    while (Number((await inspect.hget(`pk:{${PROJECT}}:stm:two`, 'gen')) ?? 0) === 0) {
+      if (Date.now() > merged) throw new Error('no compaction in Redis');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await waitFor(() => stateB.map('many').entries().length === 80, 'B to hold all 80', 10_000);
   });
 
   it('a node killed with -9 loses nothing acknowledged: a joiner on the other node holds the state', async () => {

@@ -196,6 +196,18 @@ describe('shard state, one node (memory store)', () => {
       const notBase64 = await raw.next((frame) => frame.type === 'error' && frame['id'] === undefined);
       assert.equal((notBase64['error'] as { code: string }).code, 'INVALID_MESSAGE');
       assert.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype untouched');
+      // At the door, before anything is decoded: a frame larger than the largest state, and 10,000-deep JSON.
+      raw.send(`{"type":"emit","seq":1,"name":"big","ts":0,"payload":{"a":"${'A'.repeat(200 * 1024)}"}}`);
+      const tooLarge = await raw.next((frame) => frame.type === 'error' && (frame['error'] as { code: string }).code === 'PAYLOAD_TOO_LARGE');
+      assert.equal(tooLarge['id'], undefined, 'refused at the door: an event frame may not be as large as a state update');
+      // 450 KB of zeros decode as an empty update followed by bytes Yjs never reads: answered, nothing kept.
+      raw.send(`{"type":"state","id":902,"update":"${'A'.repeat(4 * Math.ceil((450 * 1024) / 3))}"}`);
+      const zeros = await raw.next((frame) => frame['id'] === 902);
+      assert.equal(zeros.type, 'ok');
+      assert.equal((await store.state!.read(PROJECT, 'hostile')).bytes, 0, 'nothing kept of it');
+      raw.send(`{"type":"state","id":901,"update":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+      const tooDeep = await raw.next((frame) => frame.type === 'error' && String((frame['error'] as { message: string }).message).includes('deeper'));
+      assert.equal((tooDeep['error'] as { code: string }).code, 'INVALID_MESSAGE');
       // The server still serves, and kept none of it.
       assert.equal((await raw.request({ type: 'state', update: toBase64(good) })).type, 'ok');
       const state = shardState(honest);
@@ -230,6 +242,29 @@ describe('shard state, one node (memory store)', () => {
     } finally {
       await closeAll([writer, reader]);
       await limited.close();
+    }
+  });
+
+  it('merges the stored updates once there are many (not on every update), and the state stays whole', async () => {
+    const writer = backend(server);
+    const reader = backend(server);
+    try {
+      const state = shardState(writer);
+      await writer.connect({ shardName: 'compact' });
+      const map = state.map<number>();
+      // One update per task: 100 stored updates.
+      for (let index = 0; index < 100; index++) {
+        map.set(`k${index}`, index);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      await until(async () => (await store.state!.read(PROJECT, 'compact')).generation > 0, 'a compaction');
+      const stored = await store.state!.read(PROJECT, 'compact');
+      assert.ok(stored.updates.length < 64, `merged: ${stored.updates.length} updates stored`);
+      const readerState = shardState(reader);
+      await reader.connect({ shardName: 'compact' });
+      assert.equal(readerState.map().entries().length, 100);
+    } finally {
+      await closeAll([writer, reader]);
     }
   });
 

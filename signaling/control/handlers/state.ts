@@ -33,6 +33,9 @@ export const COMPACT_AFTER_UPDATES = 64;
 /** …and at most this long after the update that crossed it, so a burst of updates is merged once. */
 const COMPACT_DELAY_MS = 500;
 
+/** A Yjs update that changes nothing: no structs, an empty delete set. */
+const EMPTY_UPDATE = new Uint8Array([0, 0]);
+
 /** The compactions each server has scheduled, by shard key: one at a time per shard and node. */
 const scheduled = new WeakMap<ServerContext, Map<string, ReturnType<typeof setTimeout>>>();
 
@@ -51,7 +54,9 @@ export function checkedUpdate(text: string, maxBytes: number): Uint8Array | Plat
     // Decodes every struct and the delete set: what does not decode is refused here, not in a later merge.
     const decoded = Y.decodeUpdate(bytes);
     for (const struct of decoded.structs) if (struct instanceof Y.Item) checkContent(struct.content);
-    return bytes;
+    // Re-encoded: what follows a valid update (Yjs stops reading there) is neither kept nor relayed.
+    // (mergeUpdates of one update returns it as it is; the empty one makes it re-encode.)
+    return Y.mergeUpdates([bytes, EMPTY_UPDATE]);
   } catch (error) {
     if (error instanceof PlatformError) return error;
     return new PlatformError('INVALID_MESSAGE', `not a Yjs update: ${error instanceof Error ? error.message.slice(0, 100) : 'undecodable'}`);
@@ -68,6 +73,11 @@ function checkContent(content: unknown): void {
   else if (content instanceof Y.ContentJSON) assertPlainData(content.arr, Number.MAX_SAFE_INTEGER);
   else if (content instanceof Y.ContentEmbed) assertPlainData(content.embed, Number.MAX_SAFE_INTEGER);
   else if (content instanceof Y.ContentFormat) assertPlainData(content.value, Number.MAX_SAFE_INTEGER);
+}
+
+/** Bytes a base64 text decodes to (the text is checked already). */
+function fromBase64Length(text: string): number {
+  return (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 }
 
 /** The shard's state as one update (merged from the stored ones), or null when it has none. */
@@ -124,11 +134,14 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
     return fail(ctx, connection, update.code, update.message, { id });
   }
   connection.wantsState = true;
+  // Nothing in it (an empty update, or only bytes after one): answered, neither kept nor relayed.
+  if (update.length <= EMPTY_UPDATE.length) return send(ctx, connection, { type: 'ok', id });
   const { projectId, shardName, clientId } = connection;
+  const text = update.length === fromBase64Length(message.update) ? message.update : toBase64(update);
   keep(ctx, store, projectId, shardName, update, maxBytes).then(
     (count) => {
       if (count === null) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
-      const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${message.update}"}`;
+      const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${text}"}`;
       // The first update of a state this node saw before: the store lost it (Redis restarted empty).
       // Before the publish, which marks the hub as holding state when this node relays it.
       noteState(ctx, projectId, shardName, count === 1, true);
