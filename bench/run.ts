@@ -9,6 +9,7 @@
  *   npm run bench -- link --samples=10000 --warmup=2000 --rounds=100
  *   npm run bench -- link --no-isolate # without COOP/COEP (coarser timers)
  *   npm run bench -- link --json=/tmp/bench.json  # raw samples too
+ *   npm run bench -- shard-state       # issue 26: shard-state (late join, history on the relay) and shard-state-yjs (against the Yjs server, memory, history against a log)
  *
  * Browser benchmarks share one dev server (TypeScript through esbuild, bare
  * imports through node resolution, rooted at the repository) and one headless

@@ -20,7 +20,8 @@ export interface DemoTemplate {
 /** The templates, in feed order. */
 export const DEMO_TEMPLATES: readonly DemoTemplate[] = [
   { id: 'greeting', title: 'Greeting card', blurb: 'Text, color, image and sound VCCs' },
-  { id: 'sketch', title: 'Sketch party', blurb: 'A shared drawing board on Platform.dispatch' },
+  { id: 'sketch', title: 'Sketch party', blurb: 'A shared drawing board: strokes in shard state, cursors as events' },
+  { id: 'quiz', title: 'Quick quiz', blurb: 'A quiz for 2 to 8 players; the score is shard state, so late joiners see it' },
   { id: 'radio', title: 'Night radio', blurb: 'Plays only in focus; a horizontal slider keeps its swipes' },
   { id: 'vault', title: 'The vault', blurb: 'A backend route: a keystore secret and a signed media URL' },
 ];

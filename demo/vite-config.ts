@@ -38,6 +38,8 @@ export function demoViteConfig(options: { readonly logLevel?: InlineConfig['logL
       conditions: defaultClientConditions.map((condition) => (condition === 'development|production' ? 'production' : condition)),
       // The demo runs the kit from its sources, so a change to the kit shows without a build.
       alias: {
+        // Before 'platform-kit/guest', which would also match it as a prefix.
+        'platform-kit/guest/state': join(REPO_ROOT, 'guest/state/index.ts'),
         'platform-kit/guest': join(REPO_ROOT, 'guest/index.ts'),
         // Before 'platform-kit/host', which would also match it as a prefix.
         'platform-kit/host/core': join(REPO_ROOT, 'host/core.ts'),

@@ -77,6 +77,13 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     const sketch = await templateFrame(page, '/templates/sketch/');
     await waitForPlaying(sketch, true);
 
+    // The quiz, in focus, joins its room; the sketch, out of focus, left its shard.
+    await drag(page, at(0.3, 0.8), at(0.3, 0.2));
+    await waitForEntry(page, 'quiz');
+    const quiz = await templateFrame(page, '/templates/quiz/');
+    await waitForPlaying(quiz, true);
+    await quiz.waitForFunction(() => document.body.dataset['joined'] === 'true', undefined, { timeout: 15_000 });
+
     await drag(page, at(0.3, 0.8), at(0.3, 0.2));
     await waitForEntry(page, 'radio');
     const radio = await templateFrame(page, '/templates/radio/');

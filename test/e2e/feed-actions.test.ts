@@ -44,6 +44,7 @@ const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width - 0.5 && b.x <
 const KEY_PARTS: { readonly [template: string]: { readonly text: readonly string[]; readonly boxes: readonly string[] } } = {
   greeting: { text: ['h1', 'p'], boxes: ['.play:not([hidden])'] },
   sketch: { text: ['header h1', '.prompt', 'aside h2', '.hint', '.shard dt', '.shard dd', '.players button'], boxes: ['.clear'] },
+  quiz: { text: ['h1', '.tagline', '.progress', '.question', '.answered', '.scores li'], boxes: ['.choices button', '.next:not([hidden])'] },
   radio: { text: ['h1', '.tagline', '.elapsed', '.duration', '.note'], boxes: ['.scrub', '.toggle'] },
   vault: { text: ['h1', '.viewer', 'dt', 'dd', '.note'], boxes: ['.open', '.treasure'] },
 };
@@ -110,10 +111,11 @@ describe("the feed's Remix and Share in the demo, and the viewer's identity", { 
 
   it('on a phone the actions stand over a corner every template keeps its text and controls clear of', async () => {
     const { page } = await rig.page({ phone: true });
-    for (const template of ['greeting', 'sketch', 'radio', 'vault']) {
+    for (const template of ['greeting', 'sketch', 'quiz', 'radio', 'vault']) {
       const frame = await openOn(page, rig.demo.url, template, true);
       if (template === 'vault') await openVault(frame);
       if (template === 'sketch') await frame.waitForFunction(() => document.querySelectorAll('.players button').length > 0, undefined, { timeout: 15_000 });
+      if (template === 'quiz') await frame.waitForFunction(() => document.querySelectorAll('.scores li').length > 0, undefined, { timeout: 15_000 });
       const parts = await keyParts(frame, template);
       assert.ok(parts.length >= 4, `${template}: ${parts.length} key parts measured`);
       for (const action of await actionBoxes(page)) {
@@ -127,7 +129,7 @@ describe("the feed's Remix and Share in the demo, and the viewer's identity", { 
 
   it('on a desktop the actions stand in a rail beside the template, never over its iframe; Remix opens the editor', async () => {
     const { page } = await rig.page({ width: 1200, height: 800 });
-    for (const template of ['greeting', 'sketch', 'radio', 'vault']) {
+    for (const template of ['greeting', 'sketch', 'quiz', 'radio', 'vault']) {
       const frame = await openOn(page, rig.demo.url, template, false);
       const iframe = (await (await frame.frameElement()).boundingBox())!;
       assert.ok(iframe.width >= 440, `${template}'s iframe keeps ${iframe.width} px`);

@@ -179,7 +179,7 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
 
     it(`${device}: in each template's editor no part's outline crosses another's text, and every control stays inside the editor`, async () => {
       const { page } = await open('/editor.html?template=greeting', phone);
-      for (const template of ['greeting', 'sketch', 'radio', 'vault']) {
+      for (const template of ['greeting', 'sketch', 'quiz', 'radio', 'vault']) {
         if (template !== 'greeting') await page.goto(`${rig.demo.url}/editor.html?template=${template}`);
         await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 30_000 });
         const frame = await templateFrame(page, `/templates/${template}/`);

@@ -1,9 +1,12 @@
-// Sketch party: a shared drawing board on Platform.dispatch.
+// Sketch party: a shared drawing board on Platform.dispatch and its shard state.
 //
+// - State: the strokes are a Y.Array in the shard's state (platform-kit/guest/state),
+//   so a player who joins late holds the whole board when connect() resolves,
+//   with no one to ask; clearing the board is a change of the state too.
 // - Presence: every player sets its name, color and network report with
 //   setUserInfo; onConnectedClientsChanged draws the players list.
-// - Events: strokes and cursors go to the whole shard; a wave, and the board
-//   a newcomer asks for, go to one player only (targeted emitEvent).
+// - Events: cursors go to the whole shard (they need no keeping); a wave goes to
+//   one player only (targeted emitEvent).
 // - Shard info: the shard's name and every room of the project (info()).
 // - Latency: each event's metadata.latencyMs, per player, on a server-synced clock.
 // - When: at once, wherever it runs, a feed's preloaded neighbour too: until
@@ -11,13 +14,16 @@
 //   nobody: ConnectedClient.state), and it is here the moment it plays, with
 //   nothing left to join. Scrolled past, it is away again; nobody leaves.
 import { InstantRemixing, Platform, isPlatformError, type ConnectedClient, type DispatchMessageMetadata, type EventPayload } from 'platform-kit/guest';
+import { shardState } from 'platform-kit/guest/state';
 import { joinFeed } from '../shared/feed.js';
 
 const remix = new InstantRemixing();
 const dispatch = Platform.dispatch;
-// This board draws its own strokes and cursor as the pointer moves; its broadcasts coming back
-// to it (the default) would draw them twice and show its own cursor as a remote one.
+// This board draws its own cursor as the pointer moves; its broadcasts coming back to it (the
+// default) would show its own cursor as a remote one.
 dispatch.configure({ receiveOwnBroadcasts: false });
+// Attached before connect(): connect() resolves with the whole board held.
+const state = shardState(dispatch);
 const $ = <T extends Element>(selector: string): T => document.querySelector<T>(selector)!;
 const canvas = $<HTMLCanvasElement>('canvas');
 const context = canvas.getContext('2d')!;
@@ -42,9 +48,10 @@ interface Stroke {
   readonly w: number;
   readonly p: number[];
 }
-/** Every stroke drawn on this board, kept to redraw on resize and to hand to newcomers. */
-const strokes: Stroke[] = [];
-const MAX_HISTORY_POINTS = 6_000;
+/** Every stroke on the board, in the shard's state: what a newcomer holds at connect(). */
+const strokes = state.doc.getArray<Stroke>('strokes');
+/** The board keeps its latest strokes up to this many points (about 100 KB of state): the state's size limit is never near. */
+const MAX_BOARD_POINTS = 6_000;
 
 let clients: readonly ConnectedClient[] = [];
 const latencyByClient = new Map<string, number>();
@@ -100,17 +107,31 @@ function drawStroke(stroke: Stroke): void {
 
 function redraw(): void {
   context.clearRect(0, 0, canvas.width, canvas.height);
-  for (const stroke of strokes) drawStroke(stroke);
+  for (const stroke of strokes) if (parseStroke(stroke)) drawStroke(stroke);
   document.body.dataset['strokes'] = String(strokes.length);
 }
 
+/** A stroke's points, or 0 for a value that is no stroke (the state is shared: anything may be in it). */
+const pointsOf = (value: unknown): number => (parseStroke(value)?.p.length ?? 0) / 2;
+
+/** Adds this player's stroke to the state and trims the oldest past the board's budget. */
 function addStroke(stroke: Stroke): void {
-  strokes.push(stroke);
-  let points = strokes.reduce((sum, item) => sum + item.p.length / 2, 0);
-  while (points > MAX_HISTORY_POINTS && strokes.length > 1) points -= strokes.shift()!.p.length / 2;
-  drawStroke(stroke);
-  document.body.dataset['strokes'] = String(strokes.length);
+  state.doc.transact(() => {
+    strokes.push([stroke]);
+    let points = strokes.toArray().reduce((sum, item) => sum + pointsOf(item), 0);
+    let oldest = 0;
+    while (points > MAX_BOARD_POINTS && oldest < strokes.length - 1) points -= pointsOf(strokes.get(oldest++));
+    if (oldest > 0) strokes.delete(0, oldest);
+  });
 }
+
+// Another player's change (a stroke, a trim, a clear) redraws the board; this player's own
+// strokes are drawn as they are added, and only a trim of its own needs the whole board again.
+strokes.observe((event) => {
+  if (!event.transaction.local || event.changes.deleted.size > 0) redraw();
+  else for (const change of event.changes.delta) for (const item of (change.insert ?? []) as unknown[]) if (parseStroke(item)) drawStroke(item as Stroke);
+  document.body.dataset['strokes'] = String(strokes.length);
+});
 
 let current: { points: number[]; sent: number } | null = null;
 let flushTimer = 0;
@@ -129,7 +150,6 @@ function flush(): void {
   const segment: Stroke = { c: me.color, w: brushSize(), p: current.points.slice(from) };
   current.sent = current.points.length;
   addStroke(segment);
-  emit('stroke', { ...segment });
 }
 
 canvas.addEventListener('pointerdown', (event) => {
@@ -180,11 +200,6 @@ function showLatency(metadata: DispatchMessageMetadata): void {
   $<HTMLElement>('.latency').textContent = values.length ? `${(values.reduce((a, b) => a + b, 0) / values.length).toFixed(1)} ms (avg, one way)` : '–';
 }
 
-dispatch.on('stroke', (payload, metadata) => {
-  showLatency(metadata);
-  const stroke = parseStroke(payload);
-  if (stroke) addStroke(stroke);
-});
 dispatch.on('cursor', (payload, metadata) => {
   showLatency(metadata);
   const x = Number(payload['x']);
@@ -203,39 +218,12 @@ dispatch.on('cursor', (payload, metadata) => {
   element.style.left = `${x * 100}%`;
   element.style.top = `${y * 100}%`;
 });
-dispatch.on('clear', (_payload, metadata) => {
-  showLatency(metadata);
-  strokes.length = 0;
-  redraw();
-});
 dispatch.on('wave', (payload, metadata) => {
   showLatency(metadata);
   const from = typeof payload['name'] === 'string' ? payload['name'] : 'Someone';
   showToast(`${from} waved at you`);
   document.body.dataset['waves'] = String(Number(document.body.dataset['waves'] ?? 0) + 1);
 });
-// A newcomer asks one player (the longest here) for the board; only that player answers, only to it.
-dispatch.on('board-please', (_payload, metadata) => {
-  let budget = 40_000;
-  const recent: Stroke[] = [];
-  for (let i = strokes.length - 1; i >= 0; i--) {
-    const stroke = strokes[i]!;
-    budget -= stroke.p.length * 8 + 40;
-    if (budget < 0) break;
-    recent.unshift(stroke);
-  }
-  emit('board', { strokes: recent.map((stroke) => ({ ...stroke })) }, metadata.clientId);
-});
-dispatch.on('board', (payload) => {
-  const list = Array.isArray(payload['strokes']) ? payload['strokes'] : [];
-  if (strokes.length > 0) return; // drew already: keep what is here
-  for (const item of list) {
-    const stroke = parseStroke(item);
-    if (stroke) strokes.push(stroke);
-  }
-  redraw();
-});
-
 dispatch.onConnectedClientsChanged((list) => {
   const arrived = list.length > clients.length;
   clients = list;
@@ -359,9 +347,9 @@ async function join(): Promise<void> {
     statusLine.textContent = `you are ${me.name}`;
     $<HTMLElement>('.shard-name').textContent = info.shardName;
     document.body.dataset['shard'] = info.shardName;
-    // Ask the player who has been here longest for the board (targeted: nobody else answers).
-    const elder = [...clients].filter((client) => client.clientId !== info.clientId).sort((a, b) => a.connectedAt - b.connectedAt)[0];
-    if (elder && strokes.length === 0) emit('board-please', {}, elder.clientId);
+    // The board is whole here (the state was attached before connect()): nobody is asked for it.
+    redraw();
+    document.body.dataset['strokesAtJoin'] = String(strokes.length);
     void refreshShards();
   } catch (error) {
     statusLine.textContent = `could not join: ${(error as Error).message.replace(/^platform-kit: /, '')}`;
@@ -384,9 +372,10 @@ function showToast(message: string): void {
 }
 
 $<HTMLButtonElement>('.clear').addEventListener('click', () => {
-  strokes.length = 0;
-  redraw();
-  emit('clear', {});
+  if (connected) strokes.delete(0, strokes.length);
+});
+state.onError((error) => {
+  statusLine.textContent = error.message.replace(/^platform-kit: /, '');
 });
 
 // ─── remixing and the feed ───────────────────────────────────────────────────
