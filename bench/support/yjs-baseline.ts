@@ -35,7 +35,7 @@ export async function startYjsServer(): Promise<YjsServer> {
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`the Yjs server did not start within 20 s: ${seen}`)), 20_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       seen += String(chunk);
       if (seen.includes('running at')) {
         clearTimeout(timer);

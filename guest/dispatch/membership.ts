@@ -78,5 +78,5 @@ function sameMembers(a: readonly MemberWire[], b: readonly MemberWire[]): boolea
 
 function toClient(member: MemberWire): ConnectedClient {
   // A server of an earlier version sends no state: its members are all here.
-  return { clientId: member.clientId, userInfo: member.userInfo, userId: member.userId, connectedAt: member.connectedAt, state: (member.state as PresenceState | undefined) ?? 'here' };
+  return { clientId: member.clientId, userInfo: member.userInfo, userId: member.userId, connectedAt: member.connectedAt, state: member.state ?? 'here' };
 }

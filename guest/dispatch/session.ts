@@ -370,7 +370,7 @@ export class DispatchSession {
       // Only the first join asks for the recent events: a resume would replay them twice.
       ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
     };
-    this.statePort.asked = join.state !== undefined;
+    this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
       return this.#info!;

@@ -42,7 +42,7 @@ export function stateMap<T>(map: Y.Map<unknown>): StateMap<T> {
     onChange(callback) {
       const observer = (event: Y.YMapEvent<unknown>, transaction: Y.Transaction): void => {
         const changed = new Map<string, T | undefined>();
-        for (const key of event.keysChanged) changed.set(key, map.get(key) as T | undefined);
+        for (const key of event.keysChanged as Set<string>) changed.set(key, map.get(key) as T | undefined);
         try {
           callback(changed, transaction.local ? 'local' : 'remote');
         } catch (error) {

@@ -107,6 +107,10 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.command, this.lease, this.subscriber].map((redis) => redis?.quit().catch(() => redis.disconnect())));
+    await Promise.all(
+      [this.command, this.lease, this.subscriber].map(async (redis) => {
+        await redis?.quit().catch(() => redis.disconnect());
+      }),
+    );
   }
 }

@@ -95,13 +95,13 @@ describe('platform-kit/guest/state over the mesh', function () {
       if (performance.now() > end) throw new Error('the pair never opened');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    a.session!.dropSocketForTest();
+    a.session.dropSocketForTest();
     stateA.map<string>().set('by', 'mesh');
     const deadline = performance.now() + 5_000;
     while (stateB.map<string>().get('by') !== 'mesh') {
       if (performance.now() > deadline) throw new Error('the update did not come over the data channel');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(a.session!.state).to.equal('reconnecting', 'it came while the sender was off the server');
+    expect(a.session.state).to.equal('reconnecting', 'it came while the sender was off the server');
   });
 });

@@ -138,7 +138,7 @@ describe('shard state, one node (memory store)', () => {
     try {
       const state = shardState(writer);
       await writer.connect({ shardName: 'limit' });
-      const map = state.map<unknown>();
+      const map = state.map();
       assert.throws(() => map.set('bad', JSON.parse('{"__proto__":{"x":1}}')), { code: 'INVALID_VALUE' });
       let deep: unknown = 1;
       for (let level = 0; level < 10_000; level++) deep = [deep];
@@ -167,7 +167,7 @@ describe('shard state, one node (memory store)', () => {
     const raw = new Raw(server.url);
     const honest = backend(server);
     try {
-      await raw.join({ shardName: 'hostile', state: toBase64(new Uint8Array([5, 1])) });
+      await raw.join({ shardName: 'hostile', stateVector: toBase64(new Uint8Array([5, 1])) });
       const doc = new Y.Doc();
       doc.getMap('state').set('a', 1);
       const good = Y.encodeStateAsUpdate(doc);

@@ -68,7 +68,7 @@ void Platform.dispatch.connect({ spectator: true });
 const offCount: () => void = Platform.dispatch.onSpectatorsChanged((count: number) => void count);
 const offSeat: () => void = Platform.dispatch.onSeatAvailable(() => void Platform.dispatch.takeSeat().then((seated) => seated.clientId));
 const watchingNow: number = Platform.dispatch.spectatorCount;
-// @ts-expect-error read-only
+// @ts-expect-error spectatorCount is read-only
 Platform.dispatch.spectatorCount = 3;
 offCount();
 offSeat();

@@ -186,7 +186,7 @@ export function noteState(ctx: ServerContext, projectId: string, shardName: stri
 
 function scheduleCompaction(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): void {
   let timers = scheduled.get(ctx);
-  if (!timers) scheduled.set(ctx, (timers = new Map()));
+  if (!timers) scheduled.set(ctx, (timers = new Map<string, ReturnType<typeof setTimeout>>()));
   const key = `${projectId}\u0000${shardName}`;
   if (timers.has(key)) return;
   const timer = setTimeout(() => {
