@@ -34,7 +34,7 @@ export { VCC_HEADER, type RemixContext } from './services/vcc-headers.js';
 export { createMemoryStore } from './store/memory-store.js';
 export { createRedisStore, type RedisShardStore, type RedisStoreOptions } from './store/redis-store.js';
 export { createRedisSecretStore, type RedisSecretStoreOptions } from './services/redis-secret-store.js';
-export type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store/store.js';
+export type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardBroadcastListener, ShardBroadcast, ShardStore } from './store/store.js';
 
 // The backend clients.
 export type { BackendConfigurationInput, ResponseWithLocals } from './backend-dispatch.js';

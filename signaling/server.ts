@@ -24,8 +24,8 @@
  *   one handler per frame type (handlers/join.ts, emit.ts, ping.ts…), behind
  *   one catch; join-admission.ts and placement.ts (who may join, and where),
  *   relay.ts (the shards on this node and their fan-out), presence.ts,
- *   outbox.ts (every write, corked per turn), session.ts (the grace period),
- *   heartbeat.ts, rate-buckets.ts, connection.ts (the per-socket state);
+ *   outbox.ts (every write, corked per turn), member-session.ts (the grace period),
+ *   heartbeat.ts, rate-buckets.ts, control-socket.ts (the per-socket state);
  *   they share one context.ts {@link ServerContext} per server.
  */
 import { randomBytes } from 'node:crypto';

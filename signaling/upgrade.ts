@@ -13,7 +13,7 @@ import { jsonDepthWithin } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, CONTROL_SUBPROTOCOL, FRAME_ENVELOPE_BYTES, parseHandshakeJoin, PEERJS_PATH } from '../protocol/signaling.js';
 import { clientAddress } from './client-address.js';
-import { Connection, controlSocketClass, type ControlSocket } from './control/connection.js';
+import { Connection, controlSocketClass, type ControlSocket } from './control/control-socket.js';
 import type { ServerContext } from './control/context.js';
 import { controlHandlers, invalid, onClientMessage, stateFrameBytes, threw } from './control/door.js';
 import { corkStream } from './control/outbox.js';

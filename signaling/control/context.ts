@@ -16,7 +16,7 @@ import type { ServerSettings } from '../server-settings.js';
 import type { ServicesRouter } from '../services/router.js';
 import { JoinLimiter } from '../store/join-limit.js';
 import type { ShardStore } from '../store/store.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { Watchers } from './spectators.js';
 
 /** The part of a Node stream (net.Socket) the fan-out batching uses. */

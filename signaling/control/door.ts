@@ -4,7 +4,7 @@
  * the client's message rate, then one handler per frame type (handlers/).
  * What is refused here counts against SignalingLimits.maxRefusals; what a
  * handler throws is caught one level up, in the socket's `emit`
- * (connection.ts controlSocketClass → {@link threw}), so no handler can skip
+ * (control-socket.ts controlSocketClass → {@link threw}), so no handler can skip
  * the door's catch.
  */
 import { jsonDepthWithin } from '../../protocol/data.js';
@@ -26,7 +26,7 @@ import {
   type UserInfoMessage,
 } from '../../protocol/signaling.js';
 import type { RawData } from 'ws';
-import type { Connection, ControlSocketHandlers } from './connection.js';
+import type { Connection, ControlSocketHandlers } from './control-socket.js';
 import type { ServerContext } from './context.js';
 import { onEmit } from './handlers/emit.js';
 import { onFocus } from './handlers/focus.js';
@@ -41,7 +41,7 @@ import { onUserInfo } from './handlers/user-info.js';
 import { send } from './outbox.js';
 import { clock, take } from './rate-buckets.js';
 import { fail, refusalAllowed } from './refusals.js';
-import { onClose, saveBuckets } from './session.js';
+import { onClose, saveBuckets } from './member-session.js';
 
 /** How a state update frame starts (guest/dispatch/session.ts `stateRequest` writes it so). */
 const STATE_FRAME_START = '{"type":"state","id":';

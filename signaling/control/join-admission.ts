@@ -22,7 +22,7 @@ import {
 import { projectOf } from '../projects.js';
 import type { SignalingProject } from '../server-options.js';
 import { sameSecret } from '../services/http.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { ServerContext } from './context.js';
 import { fail, refuse } from './refusals.js';
 

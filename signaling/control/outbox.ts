@@ -4,7 +4,7 @@
  * frames into one write per socket.
  */
 import type { ServerMessage } from '../../protocol/signaling.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { CorkableStream, ServerContext } from './context.js';
 
 /** ws's send options of every relayed frame: one object, not one per frame. */

@@ -10,7 +10,7 @@ import type { ErrorCode } from '../../protocol/errors.js';
 import type { EventPayload, JoinMessage } from '../../protocol/signaling.js';
 import { randomId, readableShardName } from '../names.js';
 import type { MemberRecord, ShardStore } from '../store/store.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import { memberKey, shardKey, type ServerContext } from './context.js';
 import { publishPresence } from './presence.js';
 import { clock, restoreBuckets } from './rate-buckets.js';

@@ -11,7 +11,7 @@
  */
 import type { MemberWire, ServerMessage } from '../../protocol/signaling.js';
 import type { MemberRecord } from '../store/store.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { Hub, PendingPresence, ServerContext } from './context.js';
 import { scheduleEndOfTurn, sendRaw, uncorkAll } from './outbox.js';
 

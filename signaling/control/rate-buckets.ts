@@ -6,7 +6,7 @@
  */
 import type { SignalingLimits } from '../server-options.js';
 import type { RateBuckets } from '../store/store.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 
 /** Whole ms since the process started (monotonic): a small integer for 12 days, then a boxed one (still right). */
 export const clock = (): number => Math.floor(performance.now());

@@ -7,7 +7,7 @@
 import { isPlatformError, PlatformError, serializeError, type ErrorCode } from '../../protocol/errors.js';
 import { CLOSE_CODES } from '../../protocol/signaling.js';
 import { closeSoon } from '../close-soon.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { ServerContext } from './context.js';
 import { send } from './outbox.js';
 import { clock } from './rate-buckets.js';

@@ -6,16 +6,16 @@
  * hot one: a frame serialized once, written to each receiver (outbox.ts).
  */
 import { unreachable } from '../../protocol/exhaustive.js';
-import type { ShardMessage } from '../store/store.js';
-import type { Connection } from './connection.js';
+import type { ShardBroadcast } from '../store/store.js';
+import type { Connection } from './control-socket.js';
 import { leaveUnjoined, shardKey, type Hub, type ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 import { flushPresence, queuePresence } from './presence.js';
 import { attachSpectator, detachSpectator, dropWatchers, onWatchers, tellSeat } from './spectators.js';
 
 /** What the store delivers on a shard's channel, for the members of the hub on this node. */
-export function onShardMessage(ctx: ServerContext, hub: Hub, message: ShardMessage): void {
-  // One case per store message kind: a kind added to ShardMessage is a compile error at `unreachable`.
+export function onShardBroadcast(ctx: ServerContext, hub: Hub, message: ShardBroadcast): void {
+  // One case per store message kind: a kind added to ShardBroadcast is a compile error at `unreachable`.
   switch (message.kind) {
     case 'peer':
       return ctx.peers.deliverRemote(hub.key, message.dst, message.frame);
@@ -100,7 +100,7 @@ function hubOf(ctx: ServerContext, connection: Connection): Hub {
   if (hub) return hub;
   // One subscription per shard and node, not per socket.
   const created: Hub = { key, locals: new Map(), spectators: new Map(), watchers: null, unsubscribe: () => {}, presence: null, quietUntil: 0 };
-  created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardMessage(ctx, created, message));
+  created.unsubscribe = ctx.store.subscribe(connection.projectId, connection.shardName, (message) => onShardBroadcast(ctx, created, message));
   ctx.hubs.set(key, created);
   return created;
 }

@@ -32,7 +32,7 @@
  *   goes through too) must carry the snapshot a player's carries. A
  *   spectator's own state updates are refused as its events are (FORBIDDEN).
  */
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import type { Hub, ServerContext } from './context.js';
 import { sendRaw } from './outbox.js';
 

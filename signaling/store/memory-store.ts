@@ -9,7 +9,7 @@
 import type { ShardInfo } from '../../protocol/signaling.js';
 import { JoinLimiter } from './join-limit.js';
 import { createMemoryStateStore } from './memory-state.js';
-import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStore } from './store.js';
+import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardBroadcastListener, ShardBroadcast, ShardStore } from './store.js';
 
 interface Shard {
   readonly name: string;
@@ -30,7 +30,7 @@ interface Project {
 /** Creates the in-memory store. */
 export function createMemoryStore(): ShardStore {
   const projects = new Map<string, Project>();
-  const listeners = new Map<string, Set<ShardListener>>();
+  const listeners = new Map<string, Set<ShardBroadcastListener>>();
   const joins = new JoinLimiter();
   const state = createMemoryStateStore();
   let memberCount = 0;
@@ -155,7 +155,7 @@ export function createMemoryStore(): ShardStore {
     },
     state,
     takeJoin: (address, perMinute) => Promise.resolve(joins.take(address, perMinute)),
-    publish(projectId, shardName, message: ShardMessage) {
+    publish(projectId, shardName, message: ShardBroadcast) {
       for (const listener of listeners.get(keyOf(projectId, shardName)) ?? []) listener(message);
     },
     subscribe(projectId, shardName, listener) {

@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import { unreachable } from '../../protocol/exhaustive.js';
 import { SentEvents } from './sent-events.js';
-import type { ShardListener, ShardMessage } from './store.js';
+import type { ShardBroadcastListener, ShardBroadcast } from './store.js';
 
 /** A node's notice that it could not hear a channel from `fromMs` to `toMs` (wall clock): see sent-events.ts. Never leaves this file. */
 interface GapNotice {
@@ -18,10 +18,10 @@ interface GapNotice {
 }
 
 /** What travels on a shard's channel: a store message, or a node's gap notice. */
-type Envelope = ShardMessage | GapNotice;
+type Envelope = ShardBroadcast | GapNotice;
 
 /**
- * The letter of each kind in the envelope's header. A kind added to ShardMessage and not here
+ * The letter of each kind in the envelope's header. A kind added to ShardBroadcast and not here
  * does not compile, nor does it in encodeMessage and decodeMessage below.
  */
 const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', watchers: 'w', seat: 's', state: 'y', gap: 'g' };
@@ -95,7 +95,7 @@ function decodeMessage(text: string): { node: string; message: Envelope } | null
 /** The shard channels of one node: their listeners, what the subscriber connection is subscribed to, and publishing. */
 export class ShardChannels {
   /** Listeners by channel. */
-  readonly #listeners = new Map<string, Set<ShardListener>>();
+  readonly #listeners = new Map<string, Set<ShardBroadcastListener>>();
   /** Channels this node wants. */
   readonly #subscribed = new Set<string>();
   #command: Redis | undefined;
@@ -187,7 +187,7 @@ export class ShardChannels {
   }
 
   /** Calls this node's listeners of `channel` with a message for this node alone. */
-  deliverLocal(channel: string, message: ShardMessage): void {
+  deliverLocal(channel: string, message: ShardBroadcast): void {
     const set = this.#listeners.get(channel);
     if (set) for (const listener of [...set]) listener(message);
   }
@@ -197,7 +197,7 @@ export class ShardChannels {
    * `undelivered` is called when the other nodes miss it (Redis out of reach or hanging):
    * nothing is queued to be delivered late.
    */
-  publish(channel: string, message: ShardMessage, undelivered?: () => void): void {
+  publish(channel: string, message: ShardBroadcast, undelivered?: () => void): void {
     this.deliverLocal(channel, message);
     const command = this.#command;
     if (!command || command.status !== 'ready') {
@@ -223,7 +223,7 @@ export class ShardChannels {
   }
 
   /** Adds a listener of `channel` (subscribing it); returns its remover, which unsubscribes the channel after its last listener. */
-  listen(channel: string, listener: ShardListener): () => void {
+  listen(channel: string, listener: ShardBroadcastListener): () => void {
     let set = this.#listeners.get(channel);
     if (!set) this.#listeners.set(channel, (set = new Set()));
     set.add(listener);

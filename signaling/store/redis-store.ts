@@ -68,7 +68,7 @@ import { rebuild, type Held } from './redis-rebuild.js';
 import { createRedisStateStore } from './redis-state.js';
 import { ShardChannels } from './redis-pubsub.js';
 import { SCRIPTS } from './redis-scripts.js';
-import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardListener, ShardMessage, ShardStateStore, ShardStore } from './store.js';
+import type { JoinOutcome, JoinRequest, MemberPatch, MemberRecord, ShardBroadcastListener, ShardBroadcast, ShardStateStore, ShardStore } from './store.js';
 
 /** Options of {@link createRedisStore}. */
 export interface RedisStoreOptions {
@@ -181,7 +181,7 @@ class RedisStore implements RedisShardStore {
 
   /**
    * A seat freed: the shard's spectators hear it (a member swept or an orphan; a member that left
-   * through `leave` is told by the server, session.ts finalize). The member's removal itself is
+   * through `leave` is told by the server, member-session.ts finalize). The member's removal itself is
    * announced by the script that removed it (redis-scripts.ts `tell`); this notice comes after its answer, so a
    * lost answer loses it, and a spectator learns of the seat at the next one.
    */
@@ -397,11 +397,11 @@ class RedisStore implements RedisShardStore {
     return (await this.#redis.run(SCRIPTS.takeJoin, [this.#keys.join(address), steps.emissionUs, steps.toleranceUs])) === 1;
   }
 
-  publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void {
+  publish(projectId: string, shardName: string, message: ShardBroadcast, undelivered?: () => void): void {
     this.#channels.publish(this.#keys.channel(projectId, shardName), message, undelivered);
   }
 
-  subscribe(projectId: string, shardName: string, listener: ShardListener): () => void {
+  subscribe(projectId: string, shardName: string, listener: ShardBroadcastListener): () => void {
     return this.#channels.listen(this.#keys.channel(projectId, shardName), (message) => {
       // Another node took the member (a resume there, or a sweep of this node): this node holds it no more,
       // and must not put it back in a rebuild, where it would stay with no socket.

@@ -78,7 +78,7 @@ export type JoinOutcome =
   | { readonly ok: false; readonly reason: 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
 
 /** What travels to every node holding members of a shard. */
-export type ShardMessage =
+export type ShardBroadcast =
   | {
       readonly kind: 'event';
       readonly from: string;
@@ -109,7 +109,7 @@ export type ShardMessage =
   | { readonly kind: 'state'; readonly from: string; readonly frame: string };
 
 /** Listener of one shard's messages. */
-export type ShardListener = (message: ShardMessage) => void;
+export type ShardBroadcastListener = (message: ShardBroadcast) => void;
 
 /**
  * Where shard state lives. Every method is atomic on its own.
@@ -157,9 +157,9 @@ export interface ShardStore {
    * message could not reach the other nodes (a shared store out of reach): nothing is queued,
    * the caller tells whoever sent it (control/handlers/emit.ts).
    */
-  publish(projectId: string, shardName: string, message: ShardMessage, undelivered?: () => void): void;
+  publish(projectId: string, shardName: string, message: ShardBroadcast, undelivered?: () => void): void;
   /** Listens to a shard's messages. Returns the unsubscribe function. */
-  subscribe(projectId: string, shardName: string, listener: ShardListener): () => void;
+  subscribe(projectId: string, shardName: string, listener: ShardBroadcastListener): () => void;
   /**
    * The shards' shared state and recent events (issue 26), kept where the shards are and dropped
    * with the shard. Optional for a custom store: without it, state frames are answered

@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import { encodeTail } from '../../signaling/store/redis-keys.js';
 import { SCRIPTS } from '../../signaling/store/redis-scripts.js';
 import { createRedisStore, type RedisShardStore } from '../../signaling/store/redis-store.js';
-import type { MemberRecord, ShardMessage } from '../../signaling/store/store.js';
+import type { MemberRecord, ShardBroadcast } from '../../signaling/store/store.js';
 import { RedisProcess, skipRedis } from './redis-support.js';
 
 const P = 'lost';
@@ -56,7 +56,7 @@ class View {
   readonly #stop: () => void;
 
   private constructor(store: RedisShardStore, shardName: string) {
-    this.#stop = store.subscribe(P, shardName, (message: ShardMessage) => {
+    this.#stop = store.subscribe(P, shardName, (message: ShardBroadcast) => {
       if (message.kind === 'event') this.#events++;
       if (message.kind !== 'presence') return;
       const frame = JSON.parse(message.frame) as { op: string; clientId?: string; member?: { clientId: string } };

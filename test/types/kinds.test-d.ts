@@ -7,7 +7,7 @@ import { listingEvery, unreachable } from '../../protocol/exhaustive.js';
 import type { GuestApi } from '../../protocol/link.js';
 import type { ClientMessage, ServerMessage } from '../../protocol/signaling.js';
 import { VCC_KINDS, type KindSpec, type VccKind, type VccKindTable, type VccType } from '../../protocol/vcc-kinds.js';
-import type { ShardMessage } from '../../signaling/store/store.js';
+import type { ShardBroadcast } from '../../signaling/store/store.js';
 
 // The table as it is compiles.
 export const table: VccKindTable = VCC_KINDS;
@@ -96,7 +96,7 @@ export function serverFrameSwitch(message: ServerMessage): string {
       return unreachable(message, 'server frame');
   }
 }
-export function shardMessageSwitch(message: ShardMessage): string {
+export function shardMessageSwitch(message: ShardBroadcast): string {
   switch (message.kind) {
     case 'event':
     case 'presence':

@@ -7,11 +7,11 @@
  */
 import { utf8Length } from '../../../protocol/data.js';
 import { relayedEventFrame, type EmitMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { take } from '../rate-buckets.js';
 import { fail } from '../refusals.js';
-import { saveBuckets } from '../session.js';
+import { saveBuckets } from '../member-session.js';
 
 /** Checks an event (joined, new seq, event rate, payload size) and publishes it to the shard. `text` may be '' (then serialized anew). */
 export function onEmit(ctx: ServerContext, connection: Connection, message: EmitMessage, text: string, bytes: number, now: number): void {

@@ -8,7 +8,7 @@
  * (presence.ts) bounds what the others hear of a burst.
  */
 import type { FocusMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 import { publishPresence, toWire } from '../presence.js';

@@ -5,7 +5,7 @@
  */
 import { serializeError } from '../../../protocol/errors.js';
 import type { IdentifyMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 import { storeFailed } from '../refusals.js';

@@ -5,12 +5,12 @@
  * 100 KB out for free.
  */
 import type { InfoRequest, ServerMessage, ShardInfo } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { writable } from '../outbox.js';
 import { clock, levelAt } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
-import { saveBuckets } from '../session.js';
+import { saveBuckets } from '../member-session.js';
 
 /** One message token per this many bytes of an `info` answer (SignalingLimits.maxInfoShards). */
 const INFO_BYTES_PER_TOKEN = 4096;

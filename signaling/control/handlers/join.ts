@@ -8,7 +8,7 @@
 import { isPlatformError, type ErrorCode } from '../../../protocol/errors.js';
 import { preciseNow, type EventMessage, type JoinedMessage, type JoinMessage, type MemberWire, type StateSyncReply } from '../../../protocol/signaling.js';
 import type { MemberRecord } from '../../store/store.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
 import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join-admission.js';
 import { send, sendRaw } from '../outbox.js';
@@ -16,7 +16,7 @@ import { fallback, placeNew, resume, spectate } from '../placement.js';
 import { publishPresence, toWire } from '../presence.js';
 import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
-import { finalize } from '../session.js';
+import { finalize } from '../member-session.js';
 import { totalWatchers } from '../spectators.js';
 import { syncReply } from './state.js';
 
@@ -90,7 +90,7 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
     }
     throw error;
   }
-  // The socket closed while the list was read: the close already took the member out of the hub (session.ts).
+  // The socket closed while the list was read: the close already took the member out of the hub (member-session.ts).
   if (connection.state !== 'joined') {
     connection.held = null;
     return;

@@ -1,10 +1,10 @@
 /**
  * `leave`: the client goes for good. Answered, then the socket closes; the
- * close (session.ts) removes the member at once instead of keeping its place
+ * close (member-session.ts) removes the member at once instead of keeping its place
  * for the grace period.
  */
 import type { LeaveMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { closeSoon } from '../../close-soon.js';
 import { send } from '../outbox.js';

@@ -6,7 +6,7 @@
  * be late anyway.
  */
 import { preciseNow, type PingMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 

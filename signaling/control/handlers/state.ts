@@ -21,12 +21,12 @@ import {
 } from '../../../protocol/signaling.js';
 import { projectOf } from '../../projects.js';
 import type { ShardStateStore } from '../../store/store.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 import { take } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
-import { saveBuckets } from '../session.js';
+import { saveBuckets } from '../member-session.js';
 
 /** A shard's updates are merged once this many are stored (and not on every update: merging costs a decode of all of them). */
 export const COMPACT_AFTER_UPDATES = 64;

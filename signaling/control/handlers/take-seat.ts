@@ -9,7 +9,7 @@
 import { randomId, readableShardName } from '../../names.js';
 import type { MemberRecord } from '../../store/store.js';
 import type { TakeSeatMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { fail, storeFailed } from '../refusals.js';
 import { seat } from '../relay.js';
@@ -47,7 +47,7 @@ async function takeSeat(ctx: ServerContext, connection: Connection, id: number):
     newShardName: readableShardName,
   });
   if (connection.state !== 'joining') {
-    // The socket closed meanwhile (session.ts let the spectator go): the seat goes back.
+    // The socket closed meanwhile (member-session.ts let the spectator go): the seat goes back.
     if (outcome.ok) await ctx.store.leave(connection.projectId, connection.shardName, connection.clientId).catch(ctx.storeError);
     return;
   }

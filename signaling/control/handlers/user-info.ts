@@ -5,7 +5,7 @@
  */
 import { utf8Length } from '../../../protocol/data.js';
 import type { EventPayload, UserInfoMessage } from '../../../protocol/signaling.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../control-socket.js';
 import type { ServerContext } from '../context.js';
 import { send } from '../outbox.js';
 import { publishPresence, toWire } from '../presence.js';

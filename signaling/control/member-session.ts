@@ -4,7 +4,7 @@
  * (SignalingServerOptions.reconnectGraceMs), its rate buckets saved with it;
  * it resumes (placement.ts) or is removed for good ({@link finalize}).
  */
-import type { Connection } from './connection.js';
+import type { Connection } from './control-socket.js';
 import { leaveUnjoined, memberKey, type ServerContext } from './context.js';
 import { publishPresence } from './presence.js';
 import { bucketLevels, clock } from './rate-buckets.js';
