@@ -9,7 +9,9 @@ import { CHROMIUM_FLAGS, chromiumPath } from './test/chromium.mjs';
 // Each suite that needs a server or a command in Node adds a module to
 // test/wtr/ that default-exports a list of plugins; they are all loaded here.
 const suitePlugins = [];
-for (const file of readdirSync(new URL('./test/wtr/', import.meta.url)).filter((name) => name.endsWith('.mjs')).sort()) {
+for (const file of readdirSync(new URL('./test/wtr/', import.meta.url))
+  .filter((name) => name.endsWith('.mjs'))
+  .sort()) {
   const module = await import(new URL(`./test/wtr/${file}`, import.meta.url).href);
   suitePlugins.push(...module.default);
 }

@@ -58,7 +58,8 @@ import { NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support
 import { PROJECT, TOKEN } from '../test/node/signaling-support.js';
 import { bytes, table, type BenchContext, type BenchOutcome } from './support/bench.js';
 
-export const description = 'The cluster at scale: idle clients over 6 nodes on one Redis (RSS and Redis memory per client, joins/s per node), then kill -9 of one node and the time until its clients are members elsewhere.';
+export const description =
+  'The cluster at scale: idle clients over 6 nodes on one Redis (RSS and Redis memory per client, joins/s per node), then kill -9 of one node and the time until its clients are members elsewhere.';
 
 const DEFAULT_CLIENTS = 10_000;
 const CLIENTS = Number(process.env['CLUSTER_CLIENTS'] ?? DEFAULT_CLIENTS);
@@ -169,7 +170,9 @@ async function sizes(redis: Redis): Promise<{ max: number; sum: number; shards: 
 }
 
 /** Every member record in Redis, read shard by shard: the checker's view after the failover. */
-async function census(redis: Redis): Promise<{ members: number; shards: number; overCapacity: string[]; onTwoShards: number; byNode: Map<string, number>; ids: Set<string>; sizeMismatches: number }> {
+async function census(
+  redis: Redis,
+): Promise<{ members: number; shards: number; overCapacity: string[]; onTwoShards: number; byNode: Map<string, number>; ids: Set<string>; sizeMismatches: number }> {
   const base = `${KEYS}{${PROJECT}}:`;
   const shardNames = await redis.hkeys(`${base}shards`);
   const sizeHash = await redis.hgetall(`${base}size`);
@@ -256,7 +259,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     return { targets: [] };
   }
   if (!Number.isInteger(CLIENTS) || CLIENTS < NODES * CAPACITY || CLIENTS / NODES > SOCKETS_PER_PROCESS) {
-    throw new Error(`CLUSTER_CLIENTS must be an integer from ${NODES * CAPACITY} to ${NODES * SOCKETS_PER_PROCESS} (one node and one client process hold a sixth each), got ${process.env['CLUSTER_CLIENTS']}`);
+    throw new Error(
+      `CLUSTER_CLIENTS must be an integer from ${NODES * CAPACITY} to ${NODES * SOCKETS_PER_PROCESS} (one node and one client process hold a sixth each), got ${process.env['CLUSTER_CLIENTS']}`,
+    );
   }
   const processes: Processes = { nodes: [], children: [], leaseLines: [] };
   let timer: NodeJS.Timeout | undefined;
@@ -292,7 +297,17 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   processes.redis = redisProcess;
   const redis = new Redis(redisProcess.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   processes.client = redis;
-  const nodeArgs = ['--lease-ms', String(LEASE_MS), ...(HEARTBEAT_MS ? ['--heartbeat-ms', String(HEARTBEAT_MS)] : []), '--max-joins-per-address-per-minute', '0', '--max-shards-per-address-per-minute', '0', '--max-unjoined-sockets-per-address', '0'];
+  const nodeArgs = [
+    '--lease-ms',
+    String(LEASE_MS),
+    ...(HEARTBEAT_MS ? ['--heartbeat-ms', String(HEARTBEAT_MS)] : []),
+    '--max-joins-per-address-per-minute',
+    '0',
+    '--max-shards-per-address-per-minute',
+    '0',
+    '--max-unjoined-sockets-per-address',
+    '0',
+  ];
   const started = await Promise.all(Array.from({ length: NODES }, (_, i) => NodeProcess.start(redisProcess.url, `s${i + 1}`, nodeArgs, NODE_START_MS)));
   processes.nodes.push(...started);
   for (const node of started) watchLeaseLines(node, processes.leaseLines);
@@ -300,13 +315,17 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   await sleep(1_500);
   const idle = nodes.map((node) => procStatus(node.child.pid!));
   const redisIdle = await redisMemory(redis);
-  context.log(`${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, ping every ${HEARTBEAT_MS ?? 10_000} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`);
+  context.log(
+    `${bytes(CLIENTS)} clients over ${NODES} nodes (lease ${LEASE_MS} ms, ping every ${HEARTBEAT_MS ?? 10_000} ms, shards of ${CAPACITY}, per-address limits off), ${NODES} client processes of ${IN_FLIGHT_PER_PROCESS} joins in flight each, one per node, all at once; redis-server ${redisProcess.url}`,
+  );
 
   // The clients: a sixth per node (the first nodes take the remainder).
   const shares = nodes.map((_, i) => Math.floor(CLIENTS / NODES) + (i < CLIENTS % NODES ? 1 : 0));
   const urls = nodes.map(controlUrl);
   const groups = await Promise.all(
-    shares.map((count, home) => Clients.start({ urls, home, count, inFlight: IN_FLIGHT_PER_PROCESS, projectId: PROJECT, projectToken: TOKEN, capacity: CAPACITY }, processes.children)),
+    shares.map((count, home) =>
+      Clients.start({ urls, home, count, inFlight: IN_FLIGHT_PER_PROCESS, projectId: PROJECT, projectToken: TOKEN, capacity: CAPACITY }, processes.children),
+    ),
   );
   // Every second from here on: members in Redis and the epoch counter (each lease lapse re-registers a node with a new epoch).
   const firstEpoch = Number(await redis.get(`${KEYS}epoch`));
@@ -333,7 +352,14 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
     }
     return bytes(worst);
   };
-  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as { count: number; started: number; ended: number; attempts: number; refusals: Record<string, number>; closesWhileJoined: Record<string, number> }[];
+  const ramps = (await Promise.all(groups.map((group) => group.ask({ join: true }, 'joined')))) as unknown as {
+    count: number;
+    started: number;
+    ended: number;
+    attempts: number;
+    refusals: Record<string, number>;
+    closesWhileJoined: Record<string, number>;
+  }[];
   const rampCloses: Record<string, number> = {};
   for (const ramp of ramps) for (const [code, count] of Object.entries(ramp.closesWhileJoined)) rampCloses[code] = (rampCloses[code] ?? 0) + count;
   if (Object.keys(rampCloses).length > 0) context.log(`members whose socket closed during the ramp, by close code: ${JSON.stringify(rampCloses)}`);
@@ -368,7 +394,9 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   const clusterJoins = CLIENTS / (rampMs / 1000);
   const redisPerClient = (redisLoaded.used - redisIdle.used) / CLIENTS;
   const rssPerClient = rows.reduce((sum, row) => sum + (row.rss - row.idleRss), 0) / rows.reduce((sum, row) => sum + row.clients, 0);
-  context.log(`\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)}); lease lapses during the ramp: ${lapses(0, Date.now())} (largest fall of the member count below its peak: ${drops()}); ${rampAttempts === CLIENTS ? 'every first join admitted at once' : `${bytes(rampAttempts - CLIENTS)} joins tried again during the ramp: ${JSON.stringify(rampRefusals)}`}`);
+  context.log(
+    `\ncluster: ${bytes(before.sum)} members in ${bytes(before.shards)} shards (largest ${before.max}); ${bytes(Math.round(clusterJoins))} joins/s over the whole ramp (${seconds(rampMs)}); server RSS ${kb(rssPerClient)} per client over idle (all nodes); Redis used_memory ${mb(redisIdle.used)} → ${mb(redisLoaded.used)}, ${kb(redisPerClient)} per client (used_memory_rss ${mb(redisLoaded.rss)}); lease lapses during the ramp: ${lapses(0, Date.now())} (largest fall of the member count below its peak: ${drops()}); ${rampAttempts === CLIENTS ? 'every first join admitted at once' : `${bytes(rampAttempts - CLIENTS)} joins tried again during the ramp: ${JSON.stringify(rampRefusals)}`}`,
+  );
 
   // Failover: kill -9 of node 1.
   const victim = nodes[0]!;
@@ -382,7 +410,9 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
     watchLeaseLines(spare, processes.leaseLines);
     const all = [...nodes, spare].map(controlUrl);
     for (const group of groups) group.tell({ urls: all });
-    context.log(`\n${CLIENTS / survivors.length <= SOCKETS_PER_PROCESS ? '(CLUSTER_SPARE=1) ' : ''}${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`);
+    context.log(
+      `\n${CLIENTS / survivors.length <= SOCKETS_PER_PROCESS ? '(CLUSTER_SPARE=1) ' : ''}${survivors.length} nodes cannot hold ${bytes(CLIENTS)} sockets under the file limit (${bytes(Math.ceil(CLIENTS / survivors.length))} each, over ${bytes(SOCKETS_PER_PROCESS)}): a spare node ${spare.id} joined the cluster, with no clients, before the kill`,
+    );
     await sleep(1_000);
   }
   const killedAt = Date.now();
@@ -415,7 +445,9 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
       anewSpan: joinSpans(sum.anewSpan, status.anewSpan),
       perNode: sum.perNode.map((value, i) => value + (status.perNode[i] ?? 0)),
       attempts: sum.attempts + status.attempts,
-      refusals: Object.fromEntries([...new Set([...Object.keys(sum.refusals), ...Object.keys(status.refusals)])].map((key) => [key, (sum.refusals[key] ?? 0) + (status.refusals[key] ?? 0)])),
+      refusals: Object.fromEntries(
+        [...new Set([...Object.keys(sum.refusals), ...Object.keys(status.refusals)])].map((key) => [key, (sum.refusals[key] ?? 0) + (status.refusals[key] ?? 0)]),
+      ),
     }));
     if (totals.lost >= victimClients && totals.lostAndBack === totals.lost) break;
   }
@@ -424,7 +456,11 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   const recoveryMs = totals.lastBack - killedAt;
   const noticeMs = totals.firstLost - killedAt;
   const span = (times: { first: number; last: number }): string => `${seconds(times.first - killedAt)} to ${seconds(times.last - killedAt)} after the kill`;
-  const failedAfterKill = Object.fromEntries(Object.entries(totals.refusals).map(([why, count]): [string, number] => [why, count - (rampRefusals[why] ?? 0)]).filter(([, count]) => count > 0));
+  const failedAfterKill = Object.fromEntries(
+    Object.entries(totals.refusals)
+      .map(([why, count]): [string, number] => [why, count - (rampRefusals[why] ?? 0)])
+      .filter(([, count]) => count > 0),
+  );
   context.log(
     `\nkill -9 of ${victim.id} (${bytes(victimClients)} clients): ${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} lost clients joined again elsewhere ${recovered ? `${seconds(recoveryMs)} after the kill` : `when the wait ended (${seconds(RECOVERY_DEADLINE_MS)})`}; first close seen ${seconds(noticeMs)} after it; ${bytes(totals.resumed)} kept their client id and shard${totals.resumed > 0 ? ` (${span(totals.resumedSpan)})` : ''}, ${bytes(totals.placedAnew)} were placed anew${totals.placedAnew > 0 ? ` (${span(totals.anewSpan)})` : ''}; ${bytes(totals.attempts - rampAttempts)} attempts after the kill${Object.keys(failedAfterKill).length > 0 ? `, failed attempts: ${JSON.stringify(failedAfterKill)}` : ''}`,
   );
@@ -451,19 +487,74 @@ async function measureCluster(context: BenchContext, processes: Processes): Prom
   context.log(
     `${victim.id} swept ${sweptAt === 0 ? 'not seen (every client of it had moved before its lease ran out, or the sample missed it)' : `${seconds(sweptAt - killedAt)} after the kill`} (lease ${LEASE_MS} ms, sampled every 250 ms). Redis after the sweep: ${bytes(check.members)} members in ${bytes(check.shards)} shards, ${check.overCapacity.length} over capacity (largest sampled during the failover: ${maxShardDuring}), ${check.onTwoShards} on two shards, ${onDead} left on ${victim.id}, ${check.sizeMismatches} shard size counters off; members during the failover ${bytes(minMembersDuring)} to ${bytes(maxMembersDuring)}; ${bytes(clientIds.length)} clients joined, ${missingInRedis} of them not in Redis, ${notAClient} members in Redis that no client holds`,
   );
-  context.log(`lease lapses (re-registrations with a new epoch) from the kill to the census: ${lapsesAfterKill}; over the whole run: ${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)}`);
+  context.log(
+    `lease lapses (re-registrations with a new epoch) from the kill to the census: ${lapsesAfterKill}; over the whole run: ${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)}`,
+  );
   context.log(`members per node now: ${liveNodes.map((node) => `${node.id} ${bytes(check.byNode.get(node.id) ?? 0)}`).join(', ')}`);
   const after = liveNodes.map((node) => ({ id: node.id, ...procStatus(node.child.pid!) }));
   context.log(`RSS now: ${after.map((node) => `${node.id} ${mb(node.rss)} (peak ${mb(node.hwm)})`).join(', ')}`);
 
-  const invariantsHold = check.overCapacity.length === 0 && maxShardDuring <= CAPACITY && check.onTwoShards === 0 && onDead === 0 && check.members === CLIENTS && missingInRedis === 0 && notAClient === 0;
+  const invariantsHold =
+    check.overCapacity.length === 0 &&
+    maxShardDuring <= CAPACITY &&
+    check.onTwoShards === 0 &&
+    onDead === 0 &&
+    check.members === CLIENTS &&
+    missingInRedis === 0 &&
+    notAClient === 0;
   return {
     targets: [
-      { name: `${bytes(CLIENTS)} idle clients joined over ${NODES} nodes`, pass: before.sum === CLIENTS, detail: `${bytes(before.sum)} members; ${bytes(Math.round(clusterJoins))} joins/s for the cluster, ${rows.map((row) => bytes(Math.round(row.joinsPerSecond))).join(' / ')} per node; RSS ${kb(rssPerClient)} per client over idle; Redis ${kb(redisPerClient)} per client` },
-      { name: `kill -9 of a node: all of its clients members elsewhere`, pass: recovered, detail: recovered ? `${bytes(victimClients)} clients in ${seconds(recoveryMs)}` : `${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} after ${seconds(RECOVERY_DEADLINE_MS)}` },
-      { name: 'no node lost its lease during the run', pass: (samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0) === 0, detail: `${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)} re-registrations with a new epoch (lease ${LEASE_MS} ms)` },
-      { name: 'no shard over capacity, exactly N members, none on two shards, none on the dead node', pass: invariantsHold, detail: `${bytes(check.members)} members, largest shard sampled ${maxShardDuring}, ${check.overCapacity.length} over, ${check.onTwoShards} on two shards, ${onDead} on ${victim.id}, ${missingInRedis + notAClient} mismatched with the clients` },
+      {
+        name: `${bytes(CLIENTS)} idle clients joined over ${NODES} nodes`,
+        pass: before.sum === CLIENTS,
+        detail: `${bytes(before.sum)} members; ${bytes(Math.round(clusterJoins))} joins/s for the cluster, ${rows.map((row) => bytes(Math.round(row.joinsPerSecond))).join(' / ')} per node; RSS ${kb(rssPerClient)} per client over idle; Redis ${kb(redisPerClient)} per client`,
+      },
+      {
+        name: `kill -9 of a node: all of its clients members elsewhere`,
+        pass: recovered,
+        detail: recovered
+          ? `${bytes(victimClients)} clients in ${seconds(recoveryMs)}`
+          : `${bytes(totals.lostAndBack)} of ${bytes(totals.lost)} after ${seconds(RECOVERY_DEADLINE_MS)}`,
+      },
+      {
+        name: 'no node lost its lease during the run',
+        pass: (samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0) === 0,
+        detail: `${(samples.at(-1)?.epoch ?? firstEpoch) - firstEpoch - (spare ? 1 : 0)} re-registrations with a new epoch (lease ${LEASE_MS} ms)`,
+      },
+      {
+        name: 'no shard over capacity, exactly N members, none on two shards, none on the dead node',
+        pass: invariantsHold,
+        detail: `${bytes(check.members)} members, largest shard sampled ${maxShardDuring}, ${check.overCapacity.length} over, ${check.onTwoShards} on two shards, ${onDead} on ${victim.id}, ${missingInRedis + notAClient} mismatched with the clients`,
+      },
     ],
-    data: { clients: CLIENTS, nodes: NODES, leaseMs: LEASE_MS, capacity: CAPACITY, rows, rampMs, rampAttempts, rampRefusals, clusterJoins, redisIdle, redisLoaded, redisPerClient, rssPerClient, victim: victim.id, victimClients, spare: spare?.id ?? null, recoveryMs, noticeMs, lapsesAfterKill, samples, sweptMs: sweptAt === 0 ? null : sweptAt - killedAt, failedAfterKill, totals, check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) }, maxShardDuring, minMembersDuring, maxMembersDuring },
+    data: {
+      clients: CLIENTS,
+      nodes: NODES,
+      leaseMs: LEASE_MS,
+      capacity: CAPACITY,
+      rows,
+      rampMs,
+      rampAttempts,
+      rampRefusals,
+      clusterJoins,
+      redisIdle,
+      redisLoaded,
+      redisPerClient,
+      rssPerClient,
+      victim: victim.id,
+      victimClients,
+      spare: spare?.id ?? null,
+      recoveryMs,
+      noticeMs,
+      lapsesAfterKill,
+      samples,
+      sweptMs: sweptAt === 0 ? null : sweptAt - killedAt,
+      failedAfterKill,
+      totals,
+      check: { ...check, ids: undefined, byNode: Object.fromEntries(check.byNode) },
+      maxShardDuring,
+      minMembersDuring,
+      maxMembersDuring,
+    },
   };
 }

@@ -43,7 +43,7 @@ export const description =
   'Demo start, dev server (baseline) vs production build: feed first template visible and interactive (first visit, cold, warm), swipe → preloaded neighbour painted (frames), editor ready.';
 
 /** Rounds (each: both servers started afresh, every measure once). DEMO_START_ROUNDS changes it. */
-const ROUNDS = Number(process.env["DEMO_START_ROUNDS"] ?? 6);
+const ROUNDS = Number(process.env['DEMO_START_ROUNDS'] ?? 6);
 /** Target: first template visible and interactive, cold, production build. */
 export const MAX_COLD_MS = 1_000;
 /** Target: host frames from a swipe's end to the next (preloaded) template's first frame. */
@@ -288,7 +288,12 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     for (let index = 0; index < ROUNDS; index++) {
       const order = index % 2 === 0 ? MODES : [...MODES].reverse();
       for (const mode of order) {
-        const demo = await startDemo({ port: 0, dataDir: join(scratch, `data-${mode}-${index}`), logLevel: 'error', ...(mode === 'prod' ? { distDir } : mode === 'compare' && COMPARE_DIST ? { distDir: COMPARE_DIST } : {}) });
+        const demo = await startDemo({
+          port: 0,
+          dataDir: join(scratch, `data-${mode}-${index}`),
+          logLevel: 'error',
+          ...(mode === 'prod' ? { distDir } : mode === 'compare' && COMPARE_DIST ? { distDir: COMPARE_DIST } : {}),
+        });
         try {
           await round(context, demo, results[mode], problems);
         } finally {

@@ -24,7 +24,7 @@ import type { Frame, Page } from 'playwright-core';
 import { createFromTarball, installPacked, packKit } from '../test/e2e/packed-kit.js';
 import { ms, stats, table, type BenchContext, type BenchOutcome, type Stats } from './support/bench.js';
 
-export const description = "platform-kit dev: start (npm run dev, the bin, vite alone; cold and warm), a customization edit in the editor, an error in the browser.";
+export const description = 'platform-kit dev: start (npm run dev, the bin, vite alone; cold and warm), a customization edit in the editor, an error in the browser.';
 
 /** Target: dev ready after install. */
 export const MAX_START_MS = 3_000;
@@ -93,7 +93,10 @@ async function startOnce(scenario: Scenario, app: string, port: number): Promise
       throw new Error(`${scenario} did not answer in ${WAIT_MS} ms: ${stderr}`);
     }
     // Bounded: a request must never wait on a server forever (dev once left early ones unanswered).
-    const status = await fetch(url, { signal: AbortSignal.timeout(WAIT_MS) }).then((response) => response.status, () => 0);
+    const status = await fetch(url, { signal: AbortSignal.timeout(WAIT_MS) }).then(
+      (response) => response.status,
+      () => 0,
+    );
     if (status === 200) return { child, startMs: performance.now() - spawnedAt, spawnedAt };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -168,7 +171,15 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       }
     }
 
-    context.log(table(['start (ms)', 'runs', 'median', 'worst', 'min'], [...starts].map(([name, samples]) => { const s = stats(samples); return [name, String(s.count), ms(s.median), ms(s.max), ms(s.min)]; })));
+    context.log(
+      table(
+        ['start (ms)', 'runs', 'median', 'worst', 'min'],
+        [...starts].map(([name, samples]) => {
+          const s = stats(samples);
+          return [name, String(s.count), ms(s.median), ms(s.max), ms(s.min)];
+        }),
+      ),
+    );
     context.log(`npm run dev, cold, to the template in the editor: ${editorCold.map((value) => ms(value)).join(', ')} ms\n`);
 
     // Edit and error: one workbench, one page, the sample's customization file saved again and again.
@@ -202,19 +213,38 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
 
     const rows: [string, Stats][] = [...starts].map(([name, samples]) => [name, stats(samples)]);
     rows.push(['npm run dev, cold: template in the editor', stats(editorCold)], ['edit saved → editor', stats(edits)], ['error saved → overlay', stats(errors)]);
-    context.log(table(['measure (ms)', 'runs', 'median', 'worst', 'min'], rows.map(([name, s]) => [name, String(s.count), ms(s.median), ms(s.max), ms(s.min)])));
+    context.log(
+      table(
+        ['measure (ms)', 'runs', 'median', 'worst', 'min'],
+        rows.map(([name, s]) => [name, String(s.count), ms(s.median), ms(s.max), ms(s.min)]),
+      ),
+    );
     const get = (name: string): Stats => rows.find(([row]) => row === name)![1];
     const devCold = get('npm run dev, cold');
     const viteCold = get('vite alone, cold');
     const viteWarm = get('vite alone, warm');
-    context.log(`\nanchor: npm run dev cold ${ms(devCold.median)} ms against vite alone cold ${ms(viteCold.median)} ms (${(devCold.median / viteCold.median).toFixed(2)}×), warm ${ms(get('npm run dev, warm').median)} against ${ms(viteWarm.median)} ms`);
+    context.log(
+      `\nanchor: npm run dev cold ${ms(devCold.median)} ms against vite alone cold ${ms(viteCold.median)} ms (${(devCold.median / viteCold.median).toFixed(2)}×), warm ${ms(get('npm run dev, warm').median)} against ${ms(viteWarm.median)} ms`,
+    );
     const edit = stats(edits);
     const error = stats(errors);
     return {
       targets: [
-        { name: `npm run dev ready ≤ ${MAX_START_MS} ms after install (cold; worst run)`, pass: devCold.max <= MAX_START_MS, detail: `median ${ms(devCold.median)}, worst ${ms(devCold.max)} ms; vite alone ${ms(viteCold.median)} / ${ms(viteCold.max)} ms` },
-        { name: `edit visible in the editor ≤ ${MAX_EDIT_MS} ms after saving (worst)`, pass: edit.max <= MAX_EDIT_MS, detail: `median ${ms(edit.median)}, worst ${ms(edit.max)} ms` },
-        { name: `error shown in the browser ≤ ${MAX_EDIT_MS} ms after saving (worst)`, pass: error.max <= MAX_EDIT_MS, detail: `median ${ms(error.median)}, worst ${ms(error.max)} ms` },
+        {
+          name: `npm run dev ready ≤ ${MAX_START_MS} ms after install (cold; worst run)`,
+          pass: devCold.max <= MAX_START_MS,
+          detail: `median ${ms(devCold.median)}, worst ${ms(devCold.max)} ms; vite alone ${ms(viteCold.median)} / ${ms(viteCold.max)} ms`,
+        },
+        {
+          name: `edit visible in the editor ≤ ${MAX_EDIT_MS} ms after saving (worst)`,
+          pass: edit.max <= MAX_EDIT_MS,
+          detail: `median ${ms(edit.median)}, worst ${ms(edit.max)} ms`,
+        },
+        {
+          name: `error shown in the browser ≤ ${MAX_EDIT_MS} ms after saving (worst)`,
+          pass: error.max <= MAX_EDIT_MS,
+          detail: `median ${ms(error.median)}, worst ${ms(error.max)} ms`,
+        },
       ],
       data: { starts: Object.fromEntries(starts), editorCold, edits, errors },
     };

@@ -112,19 +112,45 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       return `paired ${ratio(pair.median)}, faster in ${Math.round(pair.aFaster * 100)}% of rounds`;
     };
     context.log(`\nPaired: the median over ${rounds} rounds of the ratio of that round's block medians (blocks shuffled per round, bench/pages/order.ts).\n`);
-    context.log(table(['ratio', 'of medians', 'paired', 'rounds where faster'], pairs.map(([a, b]) => [`${a} / ${b}`, ratio(get(a).median / get(b).median), ratio(pairedOf.get(`${a}/${b}`)!.median), `${Math.round(pairedOf.get(`${a}/${b}`)!.aFaster * 100)}%`])));
+    context.log(
+      table(
+        ['ratio', 'of medians', 'paired', 'rounds where faster'],
+        pairs.map(([a, b]) => [
+          `${a} / ${b}`,
+          ratio(get(a).median / get(b).median),
+          ratio(pairedOf.get(`${a}/${b}`)!.median),
+          `${Math.round(pairedOf.get(`${a}/${b}`)!.aFaster * 100)}%`,
+        ]),
+      ),
+    );
     const mesh = get('ours-mesh');
     const dc = get('raw-datachannel');
     const relay = get('ours-relay');
     const ws = get('raw-ws-forward');
     const io = get('socket.io-room');
     const targets: TargetCheck[] = [
-      { name: `mesh median ≤ ${MAX_RATIO}× raw RTCDataChannel`, pass: mesh.median <= MAX_RATIO * dc.median, detail: `${ms(mesh.median)} vs ${ms(dc.median)} ms = ${ratio(mesh.median / dc.median)}` },
+      {
+        name: `mesh median ≤ ${MAX_RATIO}× raw RTCDataChannel`,
+        pass: mesh.median <= MAX_RATIO * dc.median,
+        detail: `${ms(mesh.median)} vs ${ms(dc.median)} ms = ${ratio(mesh.median / dc.median)}`,
+      },
       { name: `mesh p99 ≤ ${MAX_RATIO}× raw RTCDataChannel`, pass: mesh.p99 <= MAX_RATIO * dc.p99, detail: `${ms(mesh.p99)} vs ${ms(dc.p99)} ms = ${ratio(mesh.p99 / dc.p99)}` },
-      { name: `relay median ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.median <= MAX_RATIO * ws.median, detail: `${ms(relay.median)} vs ${ms(ws.median)} ms = ${ratio(relay.median / ws.median)}` },
+      {
+        name: `relay median ≤ ${MAX_RATIO}× raw ws forward`,
+        pass: relay.median <= MAX_RATIO * ws.median,
+        detail: `${ms(relay.median)} vs ${ms(ws.median)} ms = ${ratio(relay.median / ws.median)}`,
+      },
       { name: `relay p99 ≤ ${MAX_RATIO}× raw ws forward`, pass: relay.p99 <= MAX_RATIO * ws.p99, detail: `${ms(relay.p99)} vs ${ms(ws.p99)} ms = ${ratio(relay.p99 / ws.p99)}` },
-      { name: 'relay faster than Socket.IO room broadcast (median)', pass: relay.median < io.median, detail: `${ms(relay.median)} vs ${ms(io.median)} ms; ${pairedText('ours-relay', 'socket.io-room')}` },
-      { name: 'mesh faster than Socket.IO room broadcast (median)', pass: mesh.median < io.median, detail: `${ms(mesh.median)} vs ${ms(io.median)} ms; ${pairedText('ours-mesh', 'socket.io-room')}` },
+      {
+        name: 'relay faster than Socket.IO room broadcast (median)',
+        pass: relay.median < io.median,
+        detail: `${ms(relay.median)} vs ${ms(io.median)} ms; ${pairedText('ours-relay', 'socket.io-room')}`,
+      },
+      {
+        name: 'mesh faster than Socket.IO room broadcast (median)',
+        pass: mesh.median < io.median,
+        detail: `${ms(mesh.median)} vs ${ms(io.median)} ms; ${pairedText('ours-mesh', 'socket.io-room')}`,
+      },
     ];
     // Raw samples in measuring order (rounds of blocks), for --json: where a tail comes from shows in them.
     return { targets, data: { rounds, scenarios: results.scenarios } };

@@ -41,7 +41,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       const socket = new WebSocket(`ws://127.0.0.1:${port}/dispatch`, { perMessageDeflate: false });
       await new Promise<void>((resolve) => socket.once('open', () => resolve()));
       const joined = new Promise<void>((resolve) => socket.once('message', () => resolve()));
-      socket.send(JSON.stringify({ type: 'join', v: 1, id: 1, projectId: 'bench', kind: 'backend', projectToken: 'bench-token', shardName: 'load', maxConnectionsPerShard: MEMBERS }));
+      socket.send(
+        JSON.stringify({ type: 'join', v: 1, id: 1, projectId: 'bench', kind: 'backend', projectToken: 'bench-token', shardName: 'load', maxConnectionsPerShard: MEMBERS }),
+      );
       await joined;
       sockets.push(socket);
     }
@@ -61,14 +63,17 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const seqs = sockets.map(() => 0);
     sockets.forEach((socket, index) => {
       // Spread the senders over the interval, as real members would be.
-      setTimeout(() => {
-        timers.push(
-          setInterval(() => {
-            const t = performance.timeOrigin + performance.now();
-            socket.send(`{"type":"emit","seq":${++seqs[index]!},"name":"move","payload":{"t":${t},"x":${index},"y":${seqs[index]}},"ts":${t}}`);
-          }, 1000 / RATE),
-        );
-      }, (index * (1000 / RATE)) / MEMBERS);
+      setTimeout(
+        () => {
+          timers.push(
+            setInterval(() => {
+              const t = performance.timeOrigin + performance.now();
+              socket.send(`{"type":"emit","seq":${++seqs[index]!},"name":"move","payload":{"t":${t},"x":${index},"y":${seqs[index]}},"ts":${t}}`);
+            }, 1000 / RATE),
+          );
+        },
+        (index * (1000 / RATE)) / MEMBERS,
+      );
     });
     await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
     const before = await measure();

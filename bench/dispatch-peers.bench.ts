@@ -28,7 +28,8 @@
 import { bytes, ratio, table, type BenchContext, type BenchOutcome } from './support/bench.js';
 import { kb, mean, pairedRatio, runTurn, SERVER_NAMES, turnsTable, type ServerKind, type Turn } from './support/dispatch-servers.js';
 
-export const description = 'Signaling server against Socket.IO and Colyseus (PeerServer as a reference): joins per second and memory per idle client, 10,000 clients in 1,000 rooms of 10.';
+export const description =
+  'Signaling server against Socket.IO and Colyseus (PeerServer as a reference): joins per second and memory per idle client, 10,000 clients in 1,000 rooms of 10.';
 
 const CLIENTS = 10_000;
 const IN_FLIGHT = 200;
@@ -49,9 +50,16 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
-  context.log(`\n${bytes(CLIENTS)} clients, ${IN_FLIGHT} joins in flight, same ws client, same machine, same run; turns ${ORDER.join(', ')} ×${CYCLES}, figures the mean of the turns.\n`);
+  context.log(
+    `\n${bytes(CLIENTS)} clients, ${IN_FLIGHT} joins in flight, same ws client, same machine, same run; turns ${ORDER.join(', ')} ×${CYCLES}, figures the mean of the turns.\n`,
+  );
   const others: readonly ServerKind[] = ['socketio', 'colyseus', 'peer'];
-  context.log(turnsTable((['ours', ...others] as const).map((kind) => ({ name: SERVER_NAMES[kind], turns: turns[kind] })), CLIENTS));
+  context.log(
+    turnsTable(
+      (['ours', ...others] as const).map((kind) => ({ name: SERVER_NAMES[kind], turns: turns[kind] })),
+      CLIENTS,
+    ),
+  );
   context.log('\nPaired ratios, ours over each (median of the pairs of i-th turns): joins/s above 1 and memory below 1 are ours ahead.\n');
   context.log(
     table(

@@ -47,9 +47,21 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
-  context.log(`${bytes(CLIENTS)} clients, ${IN_FLIGHT} joins in flight, same ws client, same machine, same run; turns ABBA (ours, PeerServer, PeerServer, ours) ×${CYCLES}, figures the mean of the turns.`);
-  context.log('Ours: join in the handshake as the browser client sends it (v2), 1,000 shards of 10, peer ids issued, presence to the shard. PeerServer: peer id registered, OPEN.\n');
-  context.log(turnsTable([{ name: SERVER_NAMES.ours, turns: turns.ours }, { name: SERVER_NAMES.peer, turns: turns.peer }], CLIENTS));
+  context.log(
+    `${bytes(CLIENTS)} clients, ${IN_FLIGHT} joins in flight, same ws client, same machine, same run; turns ABBA (ours, PeerServer, PeerServer, ours) ×${CYCLES}, figures the mean of the turns.`,
+  );
+  context.log(
+    'Ours: join in the handshake as the browser client sends it (v2), 1,000 shards of 10, peer ids issued, presence to the shard. PeerServer: peer id registered, OPEN.\n',
+  );
+  context.log(
+    turnsTable(
+      [
+        { name: SERVER_NAMES.ours, turns: turns.ours },
+        { name: SERVER_NAMES.peer, turns: turns.peer },
+      ],
+      CLIENTS,
+    ),
+  );
   const ours = { joinsPerSecond: mean(turns.ours, 'joinsPerSecond'), rssPerClient: mean(turns.ours, 'rssPerClient'), heapPerClient: mean(turns.ours, 'heapPerClient') };
   const peer = { joinsPerSecond: mean(turns.peer, 'joinsPerSecond'), rssPerClient: mean(turns.peer, 'rssPerClient') };
   return {

@@ -65,7 +65,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const fromInput = stats(keystrokes.map((sample) => sample.fromInput));
     const rawStats = stats(raw.slice(warmup));
     const linkStats = stats(link.slice(warmup));
-    context.log(`${count} keystrokes after ${warmup} warm-up; clock offset ${ms(offset.ms)} ms from a ping of ${ms(offset.rttMs)} ms (error ≤ ${ms(offset.rttMs / 2)} ms); times in ms.\n`);
+    context.log(
+      `${count} keystrokes after ${warmup} warm-up; clock offset ${ms(offset.ms)} ms from a ping of ${ms(offset.rttMs)} ms (error ≤ ${ms(offset.rttMs / 2)} ms); times in ms.\n`,
+    );
     context.log(
       table(
         ['measure', 'n', 'median', 'p90', 'p99', 'max'],
@@ -84,7 +86,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     context.log(
       `\nkeystroke / link round trip (median): ${ratio(fromEvent.median / linkStats.median)}; input event / link round trip: ${ratio(fromInput.median / linkStats.median)}; keystroke / raw round trip: ${ratio(fromEvent.median / rawStats.median)}`,
     );
-    context.log('keydown → input is Chromium delivering the key as two messages (raw key down, then the character): the browser\'s share, before any editor code runs.');
+    context.log("keydown → input is Chromium delivering the key as two messages (raw key down, then the character): the browser's share, before any editor code runs.");
     for (const problem of problems) context.log(problem);
     return {
       targets: [

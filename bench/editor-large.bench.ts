@@ -76,7 +76,12 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const floorPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     try {
       await floorPage.goto(new URL('/bench/editor-large.html?big=1x1', server.hostOrigin).toString());
-      floor.push(await within(floorPage.evaluate(() => (window.__editorLarge as EditorLargeApi).loaded()), 'loading the floor'));
+      floor.push(
+        await within(
+          floorPage.evaluate(() => (window.__editorLarge as EditorLargeApi).loaded()),
+          'loading the floor',
+        ),
+      );
     } finally {
       await floorPage.close();
     }
@@ -91,10 +96,16 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
           if (variant.baseline) url.searchParams.set('baseline', baseline);
           await page.goto(url.toString());
           const key = `${shape.big} ${variant.name}`;
-          const figures = await within(page.evaluate(() => (window.__editorLarge as EditorLargeApi).loaded()), `loading ${key}`);
+          const figures = await within(
+            page.evaluate(() => (window.__editorLarge as EditorLargeApi).loaded()),
+            `loading ${key}`,
+          );
           loads.set(key, [...(loads.get(key) ?? []), figures]);
           if (variant.name === 'ours') {
-            const opened = await within(page.evaluate((scope) => (window.__editorLarge as EditorLargeApi).open(scope), shape.closed), `opening ${shape.closed}`);
+            const opened = await within(
+              page.evaluate((scope) => (window.__editorLarge as EditorLargeApi).open(scope), shape.closed),
+              `opening ${shape.closed}`,
+            );
             opens.set(shape.big, [...(opens.get(shape.big) ?? []), opened]);
           }
         } finally {
@@ -148,7 +159,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const opened = opens.get(shape.big) ?? [];
     const openTask = stats(opened.map((sample) => sample.longestTaskMs));
     const openMs = stats(opened.map((sample) => sample.openMs));
-    context.log(`${shape.big}: opening closed scope ${shape.closed}: click → drawn ${whole(openMs.median)} ms median (max ${whole(openMs.max)}), longest task ${whole(openTask.median)} ms median (max ${whole(openTask.max)}), controls after ${opened[0]?.controls ?? 0}`);
+    context.log(
+      `${shape.big}: opening closed scope ${shape.closed}: click → drawn ${whole(openMs.median)} ms median (max ${whole(openMs.max)}), longest task ${whole(openTask.median)} ms median (max ${whole(openTask.max)}), controls after ${opened[0]?.controls ?? 0}`,
+    );
     targets.push({
       name: `${shape.big}: longest task opening a scope ≤ ${MAX_LONGEST_TASK_MS} ms`,
       pass: openTask.max <= MAX_LONGEST_TASK_MS,

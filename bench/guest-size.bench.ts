@@ -43,9 +43,7 @@ async function measure(rootDir: string, entry: { path: string } | { contents: st
     tsconfig: join(rootDir, 'tsconfig.json'),
   } as const;
   const entryOptions =
-    'path' in entry
-      ? { entryPoints: [entry.path] }
-      : { stdin: { contents: entry.contents, resolveDir: rootDir, sourcefile: 'bench-entry.ts', loader: 'ts' as const } };
+    'path' in entry ? { entryPoints: [entry.path] } : { stdin: { contents: entry.contents, resolveDir: rootDir, sourcefile: 'bench-entry.ts', loader: 'ts' as const } };
   const raw = await build({ ...common, ...entryOptions, minify: false });
   const min = await build({ ...common, ...entryOptions, minify: true });
   const rawText = raw.outputFiles[0]?.contents ?? new Uint8Array();
@@ -92,7 +90,9 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   rows.push(row(`comlink ${comlinkVersion} alone`, comlink));
   context.log(table(['bundle', 'raw bytes', 'minified bytes', 'gzip -9 bytes', 'gzip KiB'], rows));
 
-  context.log(`\nThe state's cost: +${bytes(withState.gzip - whole.gzip)} B gzipped over the whole guest; yjs or lib0 in the plain guest: ${yjsInGuest.length === 0 ? 'none' : yjsInGuest.join(', ')}\n`);
+  context.log(
+    `\nThe state's cost: +${bytes(withState.gzip - whole.gzip)} B gzipped over the whole guest; yjs or lib0 in the plain guest: ${yjsInGuest.length === 0 ? 'none' : yjsInGuest.join(', ')}\n`,
+  );
   context.log('\nLargest inputs of the minified guest bundle (bytes in output, before gzip):\n');
   context.log(
     table(

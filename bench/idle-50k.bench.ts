@@ -53,7 +53,16 @@ function procStatus(pid: number): { rss: number; hwm: number } {
 }
 
 function startClients(port: number, first: number, localAddress: string | undefined): Promise<ChildProcess> {
-  const args = [process.execPath, '--import', 'tsx', CLIENT_CHILD, String(port), String(first), String(IN_FLIGHT_PER_PROCESS), ...(localAddress === undefined ? [] : [localAddress])];
+  const args = [
+    process.execPath,
+    '--import',
+    'tsx',
+    CLIENT_CHILD,
+    String(port),
+    String(first),
+    String(IN_FLIGHT_PER_PROCESS),
+    ...(localAddress === undefined ? [] : [localAddress]),
+  ];
   const script = `ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec ${args.map((arg) => `'${arg}'`).join(' ')}`;
   const child = spawn('sh', ['-c', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
@@ -106,13 +115,17 @@ async function measureIdle(context: BenchContext, children: ChildProcess[]): Pro
   // Clients divisible by the processes and the stages, in whole shards of 10.
   const perProcessStage = Math.floor(clients / (CLIENT_PROCESSES * STAGES * 10)) * 10;
   const total = perProcessStage * CLIENT_PROCESSES * STAGES;
-  context.log(`server: open files allowed ${bytes(server.maxOpenFiles)} (asked for 200,000); clients: ${bytes(total)}${total < TARGET_CLIENTS ? ` (the target is ${bytes(TARGET_CLIENTS)}: this machine's file limit allows no more in one process)` : ''}`);
+  context.log(
+    `server: open files allowed ${bytes(server.maxOpenFiles)} (asked for 200,000); clients: ${bytes(total)}${total < TARGET_CLIENTS ? ` (the target is ${bytes(TARGET_CLIENTS)}: this machine's file limit allows no more in one process)` : ''}`,
+  );
   const spreadSources = total > CLIENTS_PER_SOURCE_ADDRESS;
   const perProcess = total / CLIENT_PROCESSES;
   for (let k = 0; k < CLIENT_PROCESSES; k++) {
     children.push(await startClients(server.port, k * perProcess, spreadSources ? `127.0.0.${k + 2}` : undefined));
   }
-  context.log(`${CLIENT_PROCESSES} client processes, ${IN_FLIGHT_PER_PROCESS} joins in flight each, ${spreadSources ? 'each from its own 127.0.0.x source address' : 'all from 127.0.0.1'}; ${STAGES} stages of ${bytes(perProcessStage * CLIENT_PROCESSES)} clients`);
+  context.log(
+    `${CLIENT_PROCESSES} client processes, ${IN_FLIGHT_PER_PROCESS} joins in flight each, ${spreadSources ? 'each from its own 127.0.0.x source address' : 'all from 127.0.0.1'}; ${STAGES} stages of ${bytes(perProcessStage * CLIENT_PROCESSES)} clients`,
+  );
   const idle = await measure(server.child);
   const stages: Stage[] = [];
   let joined = 0;
@@ -139,7 +152,10 @@ async function measureIdle(context: BenchContext, children: ChildProcess[]): Pro
   // Cost per client: least squares over (idle, stages).
   const points = [{ x: 0, y: idle.rss }, ...stages.map((stage) => ({ x: stage.clients, y: stage.measured.rss }))];
   const slope = leastSquaresSlope(points);
-  const heapSlope = leastSquaresSlope([{ x: 0, y: idle.heapUsed + idle.external }, ...stages.map((stage) => ({ x: stage.clients, y: stage.measured.heapUsed + stage.measured.external }))]);
+  const heapSlope = leastSquaresSlope([
+    { x: 0, y: idle.heapUsed + idle.external },
+    ...stages.map((stage) => ({ x: stage.clients, y: stage.measured.heapUsed + stage.measured.external })),
+  ]);
   const at50k = idle.rss + slope * TARGET_CLIENTS;
   context.log('');
   context.log(
@@ -147,11 +163,19 @@ async function measureIdle(context: BenchContext, children: ChildProcess[]): Pro
       ['clients', 'RSS after GC', 'peak RSS', 'heap+external', 'RSS per client over idle'],
       [
         ['0 (idle)', mb(idle.rss), '', mb(idle.heapUsed + idle.external), ''],
-        ...stages.map((stage) => [bytes(stage.clients), mb(stage.measured.rss), mb(stage.peakRss), mb(stage.measured.heapUsed + stage.measured.external), `${((stage.measured.rss - idle.rss) / stage.clients / 1024).toFixed(1)} KB`]),
+        ...stages.map((stage) => [
+          bytes(stage.clients),
+          mb(stage.measured.rss),
+          mb(stage.peakRss),
+          mb(stage.measured.heapUsed + stage.measured.external),
+          `${((stage.measured.rss - idle.rss) / stage.clients / 1024).toFixed(1)} KB`,
+        ]),
       ],
     ),
   );
-  context.log(`\nslope: ${(slope / 1024).toFixed(2)} KB RSS and ${(heapSlope / 1024).toFixed(2)} KB heap+external per client; idle server ${mb(idle.rss)}; at ${bytes(TARGET_CLIENTS)} that gives ${mb(at50k)} (estimate)`);
+  context.log(
+    `\nslope: ${(slope / 1024).toFixed(2)} KB RSS and ${(heapSlope / 1024).toFixed(2)} KB heap+external per client; idle server ${mb(idle.rss)}; at ${bytes(TARGET_CLIENTS)} that gives ${mb(at50k)} (estimate)`,
+  );
   const measuredAll = total >= TARGET_CLIENTS;
   const final = stages.at(-1)!;
   return {

@@ -241,7 +241,12 @@ async function microSection(context: BenchContext, page: Page): Promise<Record<s
     return module.runMicro();
   }, '/bench/pages/micro.ts');
   context.log('\n### 3. Single steps in a tight loop (template process, no profiler)\n');
-  context.log(table(['operation', 'ns / op'], Object.entries(micro).map(([name, ns]) => [name, ns.toFixed(0)])));
+  context.log(
+    table(
+      ['operation', 'ns / op'],
+      Object.entries(micro).map(([name, ns]) => [name, ns.toFixed(0)]),
+    ),
+  );
   return micro;
 }
 

@@ -14,8 +14,7 @@ import type { ConsoleMessage } from 'playwright-core';
 import type { LinkRoundtripResults, ScenarioId } from './pages/protocol.js';
 import { ms, ratio, stats, table, type BenchContext, type BenchOutcome, type Stats } from './support/bench.js';
 
-export const description =
-  'Host ↔ guest link round trip (onSetValue → host → onValueChanged) in a cross-origin iframe, against raw MessageChannel echoes and penpal 7.';
+export const description = 'Host ↔ guest link round trip (onSetValue → host → onValueChanged) in a cross-origin iframe, against raw MessageChannel echoes and penpal 7.';
 
 /** Ours' median may be at most this many times the raw cross-iframe echo's. */
 export const MAX_RATIO_TO_RAW = 1.5;
@@ -64,9 +63,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   const penpal = get('penpal-shape');
 
   context.log(`Chromium ${browser.version()}: ${results.userAgent}`);
-  context.log(
-    `${results.samplesPerScenario} measured round trips per scenario in ${results.rounds} interleaved blocks, after ${results.warmupPerScenario} warm-up; times in ms.`,
-  );
+  context.log(`${results.samplesPerScenario} measured round trips per scenario in ${results.rounds} interleaved blocks, after ${results.warmupPerScenario} warm-up; times in ms.`);
   context.log(
     `Clocks: ${Object.entries(results.environments)
       .map(([name, env]) => `${name} ${env.crossOriginIsolated ? 'isolated' : 'NOT isolated'}, step ${(env.timerResolutionMs * 1000).toFixed(1)} µs`)
@@ -94,7 +91,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const ratios = aBlocks.map((block, round) => stats(block).median / stats(bBlocks[round] ?? []).median);
     return { median: stats(ratios).median, aFaster: ratios.filter((value) => value < 1).length / ratios.length };
   };
-  context.log('\nRatios: of the overall medians and p99s, and paired (median over the rounds of the ratio of that round\'s block medians):\n');
+  context.log("\nRatios: of the overall medians and p99s, and paired (median over the rounds of the ratio of that round's block medians):\n");
   const ratioRow = (name: string, a: ScenarioId, b: ScenarioId): string[] => {
     const pair = paired(a, b);
     return [`${a} / ${b}: ${name}`, ratio(get(a).median / get(b).median), ratio(get(a).p99 / get(b).p99), ratio(pair.median), `${Math.round(pair.aFaster * 100)}%`];

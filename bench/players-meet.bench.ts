@@ -67,7 +67,8 @@ import { emptySwipeSamples, SWIPE_WAYS, swipeRound, swipeTable, type SwipeSample
 import { startPlainSignaling } from './support/plain-signaling.js';
 import { startSignalingProcess } from './support/signaling-process.js';
 
-export const description = 'Time until players see each other: connect() → presence and → first event over the mesh, 2 and 8 browser members; the demo sketch board from page load.';
+export const description =
+  'Time until players see each other: connect() → presence and → first event over the mesh, 2 and 8 browser members; the demo sketch board from page load.';
 
 export const MAX_PRESENCE_MS = 300;
 export const MAX_FIRST_MESH_MS = 500;
@@ -123,7 +124,16 @@ async function memberFrame(page: Page, kind: MemberKind): Promise<Frame> {
 /** Where members of each kind signal: the kit's server (http://…) or the plain one (ws://…); the floor needs none. */
 type SignalingUrls = Readonly<Record<'kit' | 'plain', string>>;
 
-async function round(kind: MemberKind, context: BrowserContext, server: BenchServer, signalingUrls: SignalingUrls, members: number, name: string, problems: string[], cpuBusy: number[]): Promise<MemberReport[]> {
+async function round(
+  kind: MemberKind,
+  context: BrowserContext,
+  server: BenchServer,
+  signalingUrls: SignalingUrls,
+  members: number,
+  name: string,
+  problems: string[],
+  cpuBusy: number[],
+): Promise<MemberReport[]> {
   const pages: Page[] = [];
   try {
     const frames: Frame[] = [];
@@ -171,7 +181,10 @@ const f0 = (value: number): string => (Number.isFinite(value) ? value.toFixed(0)
 /** The kit against the baselines of the same rounds: first channel message per pair, and the steps all have. */
 function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamples>): string {
   const kinds = [...byKind.keys()];
-  const step = (name: string) => (samples: MeetSamples): readonly number[] => samples.steps[name] ?? [];
+  const step =
+    (name: string) =>
+    (samples: MeetSamples): readonly number[] =>
+      samples.steps[name] ?? [];
   const measures: [string, (samples: MeetSamples) => readonly number[]][] = [
     ['first event over the mesh (per pair)', (samples) => samples.firstMesh],
     ['first offer sent or received', step('first offer sent or received')],
@@ -275,8 +288,15 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   try {
     const server = await context.server();
     const browser = await context.browser();
-    context.log(`Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`);
-    for (const [members, rounds] of ([[2, ROUNDS_2], [8, ROUNDS_8]] as const).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
+    context.log(
+      `Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`,
+    );
+    for (const [members, rounds] of (
+      [
+        [2, ROUNDS_2],
+        [8, ROUNDS_8],
+      ] as const
+    ).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
       const byKind = new Map(KINDS.map((kind) => [kind, emptySamples()] as const));
       const samples = byKind.get('kit')!;
       const all: MemberReport[][] = [];
@@ -306,13 +326,20 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       rawRounds[members] = all;
       const busy = stats(busyOf.get('kit')!);
       const baselineBusy = KINDS.filter((kind) => kind !== 'kit').map((kind) => `${kind} ${(stats(busyOf.get(kind)!).median * 100).toFixed(0)} %`);
-      context.log(`${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %${baselineBusy.length > 0 ? `; the baselines' rounds: ${baselineBusy.join(', ')}` : ''}).\n`);
+      context.log(
+        `${members} members: ${rounds} rounds done, ${samples.missing} pairs without a mesh event; the machine's cores were ${(busy.median * 100).toFixed(0)} % busy while they met (median of rounds, max ${(busy.max * 100).toFixed(0)} %${baselineBusy.length > 0 ? `; the baselines' rounds: ${baselineBusy.join(', ')}` : ''}).\n`,
+      );
       // Printed as each member count ends too: a long run stopped later keeps these.
       context.log(resultTable(new Map([[members, samples]])));
       if (BASELINES) context.log(`\n${baselineTable(members, byKind)}`);
       context.log('');
     }
-    for (const [members, rounds] of ([[2, SWIPE_ROUNDS_2], [8, SWIPE_ROUNDS_8]] as const).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
+    for (const [members, rounds] of (
+      [
+        [2, SWIPE_ROUNDS_2],
+        [8, SWIPE_ROUNDS_8],
+      ] as const
+    ).filter(([members, rounds]) => SIZES.includes(members) && rounds > 0)) {
       const byWay = new Map(SWIPE_WAYS.map((way) => [way, emptySwipeSamples()] as const));
       const browserContext = await browser.newContext({ viewport: { width: 400, height: 300 } });
       try {
@@ -359,7 +386,11 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       return other ? `; ${label} p50 ${f0(stats(other.firstMesh).median)} ms (ours ${(mesh.median / stats(other.firstMesh).median).toFixed(2)}×)` : '';
     };
     const floorNote = baseline('plain', 'plain WebRTC with the least signalling server') + baseline('floor', 'with no server');
-    targets.push({ name: `${members} members: presence seen ≤ ${MAX_PRESENCE_MS} ms after connect() (p50)`, pass: presence.median <= MAX_PRESENCE_MS, detail: `p50 ${f0(presence.median)} ms, p99 ${f0(presence.p99)} ms` });
+    targets.push({
+      name: `${members} members: presence seen ≤ ${MAX_PRESENCE_MS} ms after connect() (p50)`,
+      pass: presence.median <= MAX_PRESENCE_MS,
+      detail: `p50 ${f0(presence.median)} ms, p99 ${f0(presence.p99)} ms`,
+    });
     targets.push({
       name: `${members} members: first event over the mesh ≤ ${MAX_FIRST_MESH_MS} ms after connect() (p50)`,
       pass: mesh.median <= MAX_FIRST_MESH_MS && s.missing === 0,
@@ -371,7 +402,8 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const cold = byWay.get('join on focus')!;
     const listed = stats(warm.listed);
     const mesh = stats(warm.meshAll);
-    const versus = (ours: number, theirs: readonly number[]): string => `; joining on focus in the same run p50 ${f0(stats(theirs).median)} ms (${(ours / stats(theirs).median).toFixed(2)}×)`;
+    const versus = (ours: number, theirs: readonly number[]): string =>
+      `; joining on focus in the same run p50 ${f0(stats(theirs).median)} ms (${(ours / stats(theirs).median).toFixed(2)}×)`;
     targets.push({
       name: `swipe, ${members} players: the others listed ≤ ${MAX_SWIPE_LISTED_MS} ms after the swipe, prewarmed (p50)`,
       pass: listed.median <= MAX_SWIPE_LISTED_MS && warm.listedEarly === 0 && warm.failed === 0,
@@ -383,5 +415,14 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       detail: `p50 ${f0(mesh.median)} ms, max ${f0(mesh.max)} ms; ${warm.openAtFocus} of ${warm.channels} open before the swipe${versus(mesh.median, cold.meshAll)}`,
     });
   }
-  return { targets, data: { swipe: Object.fromEntries([...swipeBySize].map(([members, byWay]) => [members, Object.fromEntries(byWay)])), sizes: Object.fromEntries(bySize), baselines: Object.fromEntries([...baselinesBySize].map(([members, byKind]) => [members, Object.fromEntries(byKind)])), rounds: rawRounds, demo } };
+  return {
+    targets,
+    data: {
+      swipe: Object.fromEntries([...swipeBySize].map(([members, byWay]) => [members, Object.fromEntries(byWay)])),
+      sizes: Object.fromEntries(bySize),
+      baselines: Object.fromEntries([...baselinesBySize].map(([members, byKind]) => [members, Object.fromEntries(byKind)])),
+      rounds: rawRounds,
+      demo,
+    },
+  };
 }

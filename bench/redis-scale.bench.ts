@@ -36,7 +36,20 @@ async function startCluster(count: number): Promise<Cluster> {
   const redis = await RedisProcess.start();
   // Every client comes from 127.0.0.1: the join limit per address stays on (each join pays for
   // its check in Redis) with a burst above the bench's joins.
-  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => NodeProcess.start(redis.url, `b${i + 1}`, ['--max-events-per-second', '100000', '--max-joins-per-address-per-minute', '1000000', '--max-shards-per-address-per-minute', '1000000', '--max-unjoined-sockets-per-address', '100000'])));
+  const nodes = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      NodeProcess.start(redis.url, `b${i + 1}`, [
+        '--max-events-per-second',
+        '100000',
+        '--max-joins-per-address-per-minute',
+        '1000000',
+        '--max-shards-per-address-per-minute',
+        '1000000',
+        '--max-unjoined-sockets-per-address',
+        '100000',
+      ]),
+    ),
+  );
   return { redis, nodes };
 }
 async function stopCluster(cluster: Cluster): Promise<void> {
@@ -82,9 +95,7 @@ async function joinsPerSecond(cluster: Cluster): Promise<number> {
 }
 
 async function eventsPerSecond(cluster: Cluster): Promise<number> {
-  const members = await Promise.all(
-    Array.from({ length: RELAY_CLIENTS }, (_, i) => join(cluster.nodes[i % cluster.nodes.length]!, { shardName: `relay-${Math.floor(i / 10)}` })),
-  );
+  const members = await Promise.all(Array.from({ length: RELAY_CLIENTS }, (_, i) => join(cluster.nodes[i % cluster.nodes.length]!, { shardName: `relay-${Math.floor(i / 10)}` })));
   // Every member has heard of the other nine (presence) before the clock starts.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const expected = RELAY_CLIENTS * EVENTS_PER_CLIENT * 9;

@@ -33,7 +33,6 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const rootDir = resolve(benchDir, '..');
 const SUFFIX = '.bench.ts';
 
-
 function parseOptions(argv: readonly string[]): BenchOptions {
   const filters: string[] = [];
   const numbers = { samples: 5_000, warmup: 1_000, rounds: 50 };
@@ -154,7 +153,10 @@ async function main(): Promise<number> {
     },
   };
 
-  const load = (): string => loadavg().map((value) => value.toFixed(2)).join(' ');
+  const load = (): string =>
+    loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ');
   console.log(
     `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${load()}`,
   );

@@ -44,7 +44,8 @@ import { connectYjsClient, startYjsServer, yjsFlushed, type YjsClient, type YjsS
 import { PROJECT, TOKEN } from '../test/node/signaling-support.js';
 import { PlatformBackend } from '../signaling/index.js';
 
-export const description = 'Shard state: late joiner of a 100 KB state (8 members) on one node, two Redis nodes and @y/websocket-server; server memory per state; history ring against a log in the state.';
+export const description =
+  'Shard state: late joiner of a 100 KB state (8 members) on one node, two Redis nodes and @y/websocket-server; server memory per state; history ring against a log in the state.';
 
 const MEMBERS = 8;
 const STATE_BYTES = 100_000;
@@ -57,7 +58,16 @@ const LONG_LOG = 2_000;
 const WAIT_MS = 60_000;
 const PLAIN_JOIN = 'kit, one node: join alone (no state)';
 /** Generous limits: the bench joins from one address far more often than a person would. */
-const NODE_ARGS = ['--max-events-per-second', '100000', '--max-joins-per-address-per-minute', '1000000', '--max-shards-per-address-per-minute', '1000000', '--max-unjoined-sockets-per-address', '100000'];
+const NODE_ARGS = [
+  '--max-events-per-second',
+  '100000',
+  '--max-joins-per-address-per-minute',
+  '1000000',
+  '--max-shards-per-address-per-minute',
+  '1000000',
+  '--max-unjoined-sockets-per-address',
+  '100000',
+];
 
 /** A process's resident set in bytes (Linux /proc). */
 function rssOf(child: ChildProcess): number {
@@ -164,7 +174,11 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
 }
 
 /** RSS of `child` per state: `MEMORY_SHARDS` rooms of 100 KB, one member left in each. */
-async function memoryPerState(child: ChildProcess, member: (room: string) => Promise<{ doc: Y.Doc; close(): Promise<void> | void }>, confirm: (room: string, keys: number) => Promise<void>): Promise<{ before: number; after: number; perState: number }> {
+async function memoryPerState(
+  child: ChildProcess,
+  member: (room: string) => Promise<{ doc: Y.Doc; close(): Promise<void> | void }>,
+  confirm: (room: string, keys: number) => Promise<void>,
+): Promise<{ before: number; after: number; perState: number }> {
   await settle(2_000);
   const before = rssOf(child);
   const held = [];
@@ -256,7 +270,12 @@ async function historyAgainstLog(context: BenchContext, server: SignalingProcess
     for (const member of held) await member.close();
     await proxy.close();
   }
-  context.log(table(['variant', 'bytes to the joiner (median)', 'join → log held, ms (median)', 'state bytes'], figures.map((f) => [f.variant, bytes(f.joinBytes), ms(f.joinMs), bytes(f.stateBytes)])));
+  context.log(
+    table(
+      ['variant', 'bytes to the joiner (median)', 'join → log held, ms (median)', 'state bytes'],
+      figures.map((f) => [f.variant, bytes(f.joinBytes), ms(f.joinMs), bytes(f.stateBytes)]),
+    ),
+  );
   return figures;
 }
 
@@ -289,7 +308,18 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   const data: Record<string, unknown> = {};
   try {
     if (!redis) context.log(`two Redis nodes skipped: ${String(skipRedis)}`);
-    const sides = [kitSide('kit, one node', [single.url]), ...(nodes.length === 2 ? [kitSide('kit, two Redis nodes', nodes.map((node) => node.url))] : []), yjsSide(yjs)];
+    const sides = [
+      kitSide('kit, one node', [single.url]),
+      ...(nodes.length === 2
+        ? [
+            kitSide(
+              'kit, two Redis nodes',
+              nodes.map((node) => node.url),
+            ),
+          ]
+        : []),
+      yjsSide(yjs),
+    ];
     const samples = await lateJoins(context, sides, single.url);
     const baseline = stats(samples.get('@y/websocket-server')!);
     const rows = [...samples].map(([name, values]) => {
@@ -302,7 +332,11 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       if (name === '@y/websocket-server' || name === PLAIN_JOIN) continue;
       const median = stats(values).median;
       targets.push({ name: `late joiner holds a 100 KB state ≤ 300 ms after connect(), p50 (${name})`, pass: median <= 300, detail: `${ms(median)} ms` });
-      targets.push({ name: `late join ≤ 1× the Yjs server, p50 (${name})`, pass: median <= baseline.median, detail: `${ms(median)} against ${ms(baseline.median)} ms (${ratio(median / baseline.median)})` });
+      targets.push({
+        name: `late join ≤ 1× the Yjs server, p50 (${name})`,
+        pass: median <= baseline.median,
+        detail: `${ms(median)} against ${ms(baseline.median)} ms (${ratio(median / baseline.median)})`,
+      });
     }
     data['lateJoinMs'] = Object.fromEntries(samples);
 
@@ -339,7 +373,11 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
           ],
         ),
       );
-      targets.push({ name: 'server memory per shard state ≤ 1× the Yjs server', pass: kit.perState <= yjsFigures.perState, detail: `${(kit.perState / 1024).toFixed(1)} against ${(yjsFigures.perState / 1024).toFixed(1)} KB RSS (${ratio(kit.perState / yjsFigures.perState)})` });
+      targets.push({
+        name: 'server memory per shard state ≤ 1× the Yjs server',
+        pass: kit.perState <= yjsFigures.perState,
+        detail: `${(kit.perState / 1024).toFixed(1)} against ${(yjsFigures.perState / 1024).toFixed(1)} KB RSS (${ratio(kit.perState / yjsFigures.perState)})`,
+      });
       data['memory'] = { kit, yjs: yjsFigures };
     } finally {
       await kitServer.stop();

@@ -21,7 +21,8 @@ import { RedisProcess, skipRedis, SHARED_KEY } from '../test/node/redis-support.
 import { backend, PROJECT, TOKEN } from '../test/node/signaling-support.js';
 import { ms, ratio, stats, table, type BenchContext, type BenchOutcome } from './support/bench.js';
 
-export const description = 'Shard state: a late joiner holds 100 KB of state when connect() resolves (8 members, one node and two Redis nodes), p50 ≤ 300 ms; the cost of history on the relay.';
+export const description =
+  'Shard state: a late joiner holds 100 KB of state when connect() resolves (8 members, one node and two Redis nodes), p50 ≤ 300 ms; the cost of history on the relay.';
 
 const TARGET_P50_MS = 300;
 const CELLS = 100;
@@ -106,7 +107,10 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const { state, plain } = await joins(context, single.url, 'bench-state');
     await Promise.all(members.map((member) => member.disconnect()));
     const [s, p] = [stats(state), stats(plain)];
-    rows.push(['one node: join with 100 KB state', ms(s.median), ms(s.p90), ms(s.max), ratio(s.median / p.median)], ['one node: join, no state (baseline)', ms(p.median), ms(p.p90), ms(p.max), '1.00×']);
+    rows.push(
+      ['one node: join with 100 KB state', ms(s.median), ms(s.p90), ms(s.max), ratio(s.median / p.median)],
+      ['one node: join, no state (baseline)', ms(p.median), ms(p.p90), ms(p.max), '1.00×'],
+    );
     targets.push({ name: 'late joiner holds 100 KB at connect(), one node, p50 ≤ 300 ms', pass: s.median <= TARGET_P50_MS, detail: `${ms(s.median)} ms` });
     data['oneNode'] = { state, plain };
 
@@ -120,7 +124,10 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
         bare.push(await burst(none.url, `bare-${round}`, 1_000));
       }
       const [k, b] = [stats(kept), stats(bare)];
-      rows.push(['1,000 broadcasts to 7, history 100', ms(k.median), ms(k.p90), ms(k.max), ratio(k.median / b.median)], ['1,000 broadcasts to 7, history 0 (baseline)', ms(b.median), ms(b.p90), ms(b.max), '1.00×']);
+      rows.push(
+        ['1,000 broadcasts to 7, history 100', ms(k.median), ms(k.p90), ms(k.max), ratio(k.median / b.median)],
+        ['1,000 broadcasts to 7, history 0 (baseline)', ms(b.median), ms(b.p90), ms(b.max), '1.00×'],
+      );
       data['history'] = { kept, bare };
     } finally {
       await none.close();
@@ -140,7 +147,10 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       const { state, plain } = await joins(context, nodes[1]!.url, 'bench-redis');
       await Promise.all(members.map((member) => member.disconnect()));
       const [s, p] = [stats(state), stats(plain)];
-      rows.push(['two Redis nodes: join with 100 KB state', ms(s.median), ms(s.p90), ms(s.max), ratio(s.median / p.median)], ['two Redis nodes: join, no state (baseline)', ms(p.median), ms(p.p90), ms(p.max), '1.00×']);
+      rows.push(
+        ['two Redis nodes: join with 100 KB state', ms(s.median), ms(s.p90), ms(s.max), ratio(s.median / p.median)],
+        ['two Redis nodes: join, no state (baseline)', ms(p.median), ms(p.p90), ms(p.max), '1.00×'],
+      );
       targets.push({ name: 'late joiner holds 100 KB at connect(), two Redis nodes, p50 ≤ 300 ms', pass: s.median <= TARGET_P50_MS, detail: `${ms(s.median)} ms` });
       data['twoNodes'] = { state, plain };
     } finally {

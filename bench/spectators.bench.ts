@@ -25,7 +25,8 @@ import { WebSocket } from 'ws';
 import { stats, type BenchContext, type BenchOutcome } from './support/bench.js';
 import { kb, measure, startServer, type Measure } from './support/dispatch-servers.js';
 
-export const description = 'Spectators: one shard of 10 players and 1,000 spectators on one node, 10 broadcasts/s: every spectator gets every one in order, server CPU, memory per spectator against an idle client.';
+export const description =
+  'Spectators: one shard of 10 players and 1,000 spectators on one node, 10 broadcasts/s: every spectator gets every one in order, server CPU, memory per spectator against an idle client.';
 
 const PLAYERS = 10;
 const WATCHERS = Number(process.env['SPECTATORS_COUNT'] ?? 1_000);
@@ -192,12 +193,24 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
   const heapIdle = mean(b.map((t) => t.heapPerClient));
   const cores = stats(a.map((t) => t.cores));
   const everyOne = a.every((t) => t.complete === WATCHERS && t.inOrder === WATCHERS);
-  context.log(`\n${PLAYERS} players + ${WATCHERS} spectators in one shard, one node; ${EVENTS_PER_SECOND} broadcasts/s for ${SECONDS} s; turns ABAB ×${CYCLES}; baseline: ${WATCHERS} idle clients (players in shards of 10) in a fresh server.`);
-  context.log(`memory per spectator ${kb(rssSpectator)} RSS / ${kb(heapSpectator)} heap+external; per idle client ${kb(rssIdle)} / ${kb(heapIdle)} (spectator / idle: RSS ${(rssSpectator / rssIdle).toFixed(2)}×, heap ${(heapSpectator / heapIdle).toFixed(2)}×); server load while broadcasting: median ${cores.median.toFixed(3)} cores, max ${cores.max.toFixed(3)}.`);
+  context.log(
+    `\n${PLAYERS} players + ${WATCHERS} spectators in one shard, one node; ${EVENTS_PER_SECOND} broadcasts/s for ${SECONDS} s; turns ABAB ×${CYCLES}; baseline: ${WATCHERS} idle clients (players in shards of 10) in a fresh server.`,
+  );
+  context.log(
+    `memory per spectator ${kb(rssSpectator)} RSS / ${kb(heapSpectator)} heap+external; per idle client ${kb(rssIdle)} / ${kb(heapIdle)} (spectator / idle: RSS ${(rssSpectator / rssIdle).toFixed(2)}×, heap ${(heapSpectator / heapIdle).toFixed(2)}×); server load while broadcasting: median ${cores.median.toFixed(3)} cores, max ${cores.max.toFixed(3)}.`,
+  );
   return {
     targets: [
-      { name: `every spectator gets every broadcast, in order (${WATCHERS} spectators, ${EVENTS_PER_SECOND * SECONDS} events, ${CYCLES} turns)`, pass: everyOne, detail: a.map((t) => `${t.complete} complete, ${t.inOrder} in order`).join('; ') },
-      { name: `the server below one core at ${EVENTS_PER_SECOND} broadcasts/s`, pass: cores.max < 1, detail: `median ${cores.median.toFixed(3)}, max ${cores.max.toFixed(3)} cores` },
+      {
+        name: `every spectator gets every broadcast, in order (${WATCHERS} spectators, ${EVENTS_PER_SECOND * SECONDS} events, ${CYCLES} turns)`,
+        pass: everyOne,
+        detail: a.map((t) => `${t.complete} complete, ${t.inOrder} in order`).join('; '),
+      },
+      {
+        name: `the server below one core at ${EVENTS_PER_SECOND} broadcasts/s`,
+        pass: cores.max < 1,
+        detail: `median ${cores.median.toFixed(3)}, max ${cores.max.toFixed(3)} cores`,
+      },
       {
         name: 'memory per spectator ≤ an idle client’s (heap+external, and RSS)',
         pass: heapSpectator <= heapIdle && rssSpectator <= rssIdle,

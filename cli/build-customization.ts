@@ -158,7 +158,13 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     }
     for (const file of lastGood.keys()) if (!files.some((entry) => entry.file === file)) lastGood.delete(file);
 
-    resolveDuplicateScopes(files.map((entry) => entry.file), candidates, owners, lastGood, problems);
+    resolveDuplicateScopes(
+      files.map((entry) => entry.file),
+      candidates,
+      owners,
+      lastGood,
+      problems,
+    );
 
     const nextOwners = new Map<string, string>();
     const values: Record<string, Record<string, PlainData>> = {
@@ -179,7 +185,8 @@ export function createCustomizationBuilder(options: CustomizationBuilderOptions)
     const customization: BuiltCustomization = { version: 1, values, editor };
     // Over the limits the host refuses the whole customization: said here, where the author is.
     const tooLarge = customizationSizeProblem(editor);
-    if (tooLarge !== null) warnings.add({ file: toPosix(relative(root, customizationDir)), path: '/@@editor', reason: `all files together ${tooLarge}; the editor refuses it (VALUE_TOO_LARGE)` });
+    if (tooLarge !== null)
+      warnings.add({ file: toPosix(relative(root, customizationDir)), path: '/@@editor', reason: `all files together ${tooLarge}; the editor refuses it (VALUE_TOO_LARGE)` });
     const moduleSource = renderCustomizationModule(customization);
     const typesSource = renderCustomizationTypes(customization);
     const wroteModule = await writeIfChanged(modulePath, moduleSource);

@@ -45,7 +45,10 @@ export function checkEditor(raw: PlainData | undefined, report: Report, declareS
     } else if (!declareScope(key, pointerJoin(path, 'key'))) {
       ok = false;
     }
-    for (const [label, value] of [['name', name], ['description', description]] as const) {
+    for (const [label, value] of [
+      ['name', name],
+      ['description', description],
+    ] as const) {
       if (value !== undefined && typeof value !== 'string') {
         report(pointerJoin(path, label), `${label} must be a string`);
         ok = false;

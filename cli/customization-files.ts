@@ -53,12 +53,7 @@ function fingerprintOf(stats: { ino: number; size: number; mtimeMs: number }): s
 }
 
 /** The file's text; undefined when it vanished; null (after reporting) when it cannot be read. */
-export async function readCustomizationFile(
-  path: string,
-  file: string,
-  problems: ProblemList,
-  fingerprints: Map<string, string>,
-): Promise<string | null | undefined> {
+export async function readCustomizationFile(path: string, file: string, problems: ProblemList, fingerprints: Map<string, string>): Promise<string | null | undefined> {
   try {
     // Stamped before reading: a write during the read then shows up as a changed fingerprint.
     // Also stamped when the read fails, so that a watcher does not retry an unreadable file forever.

@@ -23,7 +23,6 @@ export interface CustomizationProblem {
   readonly code?: ErrorCode;
 }
 
-
 /** Formats a problem the way compilers do, `file:path: reason`, for a terminal or a log. */
 export function formatProblem(problem: CustomizationProblem): string {
   return problem.path === '' ? `${problem.file}: ${problem.reason}` : `${problem.file}:${problem.path}: ${problem.reason}`;

@@ -34,8 +34,7 @@ export function renderCustomizationModule(customization: BuiltCustomization): st
  * What the Vite plugin appends to the module it serves: the module accepts its
  * own hot updates, so changed values reach the template without a page reload.
  */
-export const VITE_HOT_ACCEPT =
-  '\nif (import.meta.hot) {\n' + '  import.meta.hot.accept((m) => {\n' + '    if (m) defineCustomization(m.customization);\n' + '  });\n' + '}\n';
+export const VITE_HOT_ACCEPT = '\nif (import.meta.hot) {\n' + '  import.meta.hot.accept((m) => {\n' + '    if (m) defineCustomization(m.customization);\n' + '  });\n' + '}\n';
 
 /**
  * The source of `customization.d.ts`: the type of the generated module's

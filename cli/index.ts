@@ -24,10 +24,4 @@ export { renderCustomizationModule, renderCustomizationTypes, GUEST_MODULE } fro
 export { parseJsonSource, pointerJoin, type JsonParseResult, type JsonKeyIssue } from './json-source.js';
 export { runCli, USAGE, USAGE_EXIT_CODE, type CliIo } from './main.js';
 export { platformKit, VIRTUAL_MODULE_ID, type PlatformKitPluginOptions } from './vite-plugin.js';
-export {
-  watchCustomization,
-  DEFAULT_DEBOUNCE_MS,
-  VERIFY_DELAY_MS,
-  type CustomizationWatcher,
-  type WatchCustomizationOptions,
-} from './watch.js';
+export { watchCustomization, DEFAULT_DEBOUNCE_MS, VERIFY_DELAY_MS, type CustomizationWatcher, type WatchCustomizationOptions } from './watch.js';

@@ -18,7 +18,10 @@ if (dev) {
       if (stopping) process.exit(130);
       stopping = true;
       setTimeout(() => process.exit(0), 3_000).unref();
-      void dev.close().then(() => process.exit(0), () => process.exit(1));
+      void dev.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     });
   }
 }

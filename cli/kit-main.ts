@@ -50,7 +50,9 @@ export async function runKitCli(args: readonly string[], io: KitIo): Promise<{ e
   } catch (error) {
     const { code, port, address } = error as { code?: string; port?: number; address?: string };
     if (code === 'EADDRINUSE' || code === 'EACCES') {
-      io.stderr(`platform-kit dev: ${address ?? ''}:${port ?? ''} ${code === 'EADDRINUSE' ? 'is in use' : 'needs privileges'}. Choose another: platform-kit dev --port 5181 (0 takes any free port).`);
+      io.stderr(
+        `platform-kit dev: ${address ?? ''}:${port ?? ''} ${code === 'EADDRINUSE' ? 'is in use' : 'needs privileges'}. Choose another: platform-kit dev --port 5181 (0 takes any free port).`,
+      );
       return { exitCode: 1, dev: null };
     }
     if (isPlatformError(error)) {

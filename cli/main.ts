@@ -7,14 +7,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createCustomizationBuilder,
-  CUSTOMIZATION_DIR,
-  DEFAULT_OUT_DIR,
-  formatProblem,
-  type CustomizationBuildResult,
-  type Env,
-} from './build-customization.js';
+import { createCustomizationBuilder, CUSTOMIZATION_DIR, DEFAULT_OUT_DIR, formatProblem, type CustomizationBuildResult, type Env } from './build-customization.js';
 import { ENV_TYPES_FILE_NAME } from './env-types.js';
 import { watchCustomization } from './watch.js';
 

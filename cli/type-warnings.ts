@@ -9,7 +9,10 @@ export function warnUnknownTypes(type: VccType, typePath: string, warn: Report):
   // Only the containers hold other types; every other kind is known by its name.
   if (type.kind === 'unknown') {
     const near = nearestTypeName(type.name);
-    warn(typePath, `unknown type "${type.name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}`);
+    warn(
+      typePath,
+      `unknown type "${type.name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}`,
+    );
   } else if (type.kind === 'array') {
     warnUnknownTypes(type.of, typePath, warn);
   } else if (type.kind === 'object') {

@@ -178,7 +178,8 @@ class CustomizationPluginState {
 
   #logProblems(result: CustomizationBuildResult, afterSave: boolean): void {
     const warnings = result.warnings.map(formatProblem).join('\n');
-    if (warnings !== '' && (afterSave || warnings !== this.#shownWarnings)) this.#logger?.warn(`[platform-kit] warnings in the customization files:\n${warnings}`, { timestamp: true });
+    if (warnings !== '' && (afterSave || warnings !== this.#shownWarnings))
+      this.#logger?.warn(`[platform-kit] warnings in the customization files:\n${warnings}`, { timestamp: true });
     this.#shownWarnings = warnings;
     const text = result.problems.map(formatProblem).join('\n');
     if (text !== '' && (afterSave || text !== this.#shownProblems)) {

@@ -40,16 +40,7 @@ import express from 'express';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { createCustomizationBuilder, formatProblem } from '../cli/build-customization.js';
 import { KEYSTORE_SCHEME } from '../protocol/customization.js';
-import {
-  createMemoryStore,
-  createSignalingServer,
-  isPlatformError,
-  Keystore,
-  PlatformError,
-  requestUserToken,
-  VCC_HEADER,
-  type SignalingServer,
-} from '../signaling/index.js';
+import { createMemoryStore, createSignalingServer, isPlatformError, Keystore, PlatformError, requestUserToken, VCC_HEADER, type SignalingServer } from '../signaling/index.js';
 import { parsePort, PORT_RULE } from '../signaling/port.js';
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN, DEMO_TEMPLATES, MAX_PUBLISH_BYTES, REMIX_ID_PATTERN, type DemoFeed, type PublishedRemix } from './catalog.js';
 import { Forwarder } from '../cli/dev/forward.js';
@@ -173,7 +164,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
           ...demoViteConfig({ logLevel: options.logLevel ?? 'info' }),
           server: { middlewareMode: true, hmr: { server: httpServer } },
           // Known up front: a dependency discovered late makes Vite re-optimize and reload open pages.
-          optimizeDeps: { entries: ['*.html', 'templates/*/index.html'], include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'] },
+          optimizeDeps: {
+            entries: ['*.html', 'templates/*/index.html'],
+            include: ['comlink', 'idb-keyval', 'lit', 'lit/directives/if-defined.js', 'lit/directives/live.js', 'peerjs'],
+          },
         });
 
   let port = 0;
@@ -244,7 +238,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
       // here a demo guest, one per browser, kept in a cookie. The admin key stays in this process.
       const known = readCookie(request, VIEWER_COOKIE);
       const userId = known !== undefined && VIEWER_ID_PATTERN.test(known) ? known : `demo-user-${randomBytes(6).toString('hex')}`;
-      const token = await requestUserToken({ adminKey: DEMO_ADMIN_KEY, projectId: DEMO_PROJECT_ID, userId, attributes: { username: guestName(userId) }, ttlSeconds: VIEWER_TOKEN_SECONDS, url: selfUrl() });
+      const token = await requestUserToken({
+        adminKey: DEMO_ADMIN_KEY,
+        projectId: DEMO_PROJECT_ID,
+        userId,
+        attributes: { username: guestName(userId) },
+        ttlSeconds: VIEWER_TOKEN_SECONDS,
+        url: selfUrl(),
+      });
       if (userId !== known) response.setHeader('set-cookie', `${VIEWER_COOKIE}=${userId}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax`);
       return sendJson(response, 200, { userToken: token.userToken, presumedRole: token.presumedRole, presumedAttributes: token.presumedAttributes, expiresAt: token.expiresAt });
     }
@@ -271,7 +272,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     const published = remix ? ((REMIX_ID_PATTERN.test(remix) ? remixes.get(remix) : undefined) ?? previews.get(remix)) : undefined;
     if (published?.template === 'vault' && signaling) {
       try {
-        const header = signaling.signRemixHeaders({ templateProjectId: DEMO_PROJECT_ID, projectId: DEMO_PROJECT_ID, projectToken: DEMO_PROJECT_TOKEN, values: published.values as never });
+        const header = signaling.signRemixHeaders({
+          templateProjectId: DEMO_PROJECT_ID,
+          projectId: DEMO_PROJECT_ID,
+          projectToken: DEMO_PROJECT_TOKEN,
+          values: published.values as never,
+        });
         request.headers[VCC_HEADER] = header[VCC_HEADER];
       } catch (error) {
         // A remix the platform will not vouch for (kept in remixes.json from before the publish
@@ -295,7 +301,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     // inside the feed. Templates (and the media they load) stay frameable.
     if (!path.startsWith('/templates/') && !path.startsWith('/media/') && !isSignalingRoute(path)) response.setHeader('content-security-policy', "frame-ancestors 'none'");
     if (isSignalingRoute(path)) {
-      if (isPublicTokenFromAfar(request, DEMO_PROJECT_TOKEN, trustProxy)) sendError(response, 403, 'FORBIDDEN', "the demo's project token is public: its routes answer this machine only");
+      if (isPublicTokenFromAfar(request, DEMO_PROJECT_TOKEN, trustProxy))
+        sendError(response, 403, 'FORBIDDEN', "the demo's project token is public: its routes answer this machine only");
       else if (forwarder) forwarder.proxy(request, response);
       else sendError(response, 503, 'NOT_CONNECTED', 'the signaling server is starting');
     } else if (!forwarder && (path.startsWith('/demo-api/') || path.startsWith('/media/') || path.startsWith('/templates/vault/api/'))) {
@@ -436,7 +443,15 @@ export async function buildTemplateCustomizations(): Promise<void> {
 
 /** Routes the signaling server answers: its sockets, its HTTP routes and the platform services. */
 function isSignalingRoute(path: string): boolean {
-  return path === '/dispatch' || path.startsWith('/peerjs/') || path === '/health' || path === '/metrics' || path === '/info' || path.startsWith('/services/') || path.startsWith('/cdn/');
+  return (
+    path === '/dispatch' ||
+    path.startsWith('/peerjs/') ||
+    path === '/health' ||
+    path === '/metrics' ||
+    path === '/info' ||
+    path.startsWith('/services/') ||
+    path.startsWith('/cdn/')
+  );
 }
 
 /** The value of cookie `name` of the request, or undefined. */

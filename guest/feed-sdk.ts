@@ -6,11 +6,7 @@
  * and navigation keys go to the feed (input-forwarder.ts).
  */
 import { PlatformError } from '../protocol/errors.js';
-import {
-  parseFeedInsets,
-  type CreateRemixOptions as WireCreateRemixOptions,
-  type FeedInsets,
-} from '../protocol/link.js';
+import { parseFeedInsets, type CreateRemixOptions as WireCreateRemixOptions, type FeedInsets } from '../protocol/link.js';
 import { addListener, settleCall, type CallErrorHandler } from './call-failures.js';
 import { InputForwarder } from './input-forwarder.js';
 import { getGuestLink, noteFeedSdk, type GuestLink } from './link.js';

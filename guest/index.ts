@@ -14,4 +14,15 @@ export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition } from 
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { Platform } from './platform.js';
 export type { IdentityTokenResult, PlatformIdentity } from './identity.js';
-export { createDispatch, type BrowserDispatch, type BrowserDispatchOptions, type ConnectedClient, type ConnectionInfo, type DispatchConfigurationInput, type DispatchMessageMetadata, type EventPayload, type MessageHandlerCallback, type ShardInfo } from './dispatch/index.js';
+export {
+  createDispatch,
+  type BrowserDispatch,
+  type BrowserDispatchOptions,
+  type ConnectedClient,
+  type ConnectionInfo,
+  type DispatchConfigurationInput,
+  type DispatchMessageMetadata,
+  type EventPayload,
+  type MessageHandlerCallback,
+  type ShardInfo,
+} from './dispatch/index.js';

@@ -211,7 +211,11 @@ function isEditable(event: KeyboardEvent): boolean {
   const target = event.composedPath()[0] ?? event.target;
   if (!(target instanceof Element)) return false;
   if (target instanceof HTMLElement && target.isContentEditable) return true;
-  return target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="slider"], [role="spinbutton"], [role="listbox"], [role="combobox"]') !== null;
+  return (
+    target.closest(
+      'input, textarea, select, [contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="slider"], [role="spinbutton"], [role="listbox"], [role="combobox"]',
+    ) !== null
+  );
 }
 
 /** Whether the wheel `event` scrolls something of this page: an element on its path, or the page itself, with room that way. */

@@ -232,5 +232,3 @@ export class InstantRemixing {
 function isPlainObject(value: PlainData): value is { [key: string]: PlainData } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-

@@ -8,15 +8,7 @@
  * no-ops and no listener fires, so a template works on its own.
  */
 import { PlatformError } from '../protocol/errors.js';
-import {
-  GUEST_METHODS,
-  newHelloId,
-  parseWelcome,
-  PROTOCOL_VERSION,
-  type GuestApi,
-  type HelloMessage,
-  type HostApi,
-} from '../protocol/link.js';
+import { GUEST_METHODS, newHelloId, parseWelcome, PROTOCOL_VERSION, type GuestApi, type HelloMessage, type HostApi } from '../protocol/link.js';
 import { linkPort, type Caller, type Refusal } from '../protocol/rpc.js';
 
 /** Options of the guest link; set them with {@link configureGuestLink} before first use. */

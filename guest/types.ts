@@ -40,9 +40,7 @@ export type VccValuePath = [AllValues] extends [never]
   ? readonly (string | number)[]
   : {
       [Scope in keyof AllValues & string]:
-        | readonly [Scope]
-        | readonly [Scope, keyof AllValues[Scope] & string]
-        | readonly [Scope, keyof AllValues[Scope] & string, string | number, ...(string | number)[]];
+        readonly [Scope] | readonly [Scope, keyof AllValues[Scope] & string] | readonly [Scope, keyof AllValues[Scope] & string, string | number, ...(string | number)[]];
     }[keyof AllValues & string];
 
 /** The type of the value at `Path`: `unknown` until types are generated. */

@@ -17,14 +17,7 @@
 import { PREDEFINED_SCOPES, type BuiltCustomization, type VccFieldDefinition, type VccType } from '../protocol/customization.js';
 import { assertVccPath, clonePlain, DEFAULT_MAX_VALUE_BYTES, readPath, samePath, type PlainData, type VccPath } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
-import {
-  isControlPosition,
-  isEditorAttributes,
-  type ControlPosition,
-  type EditorAttributes,
-  type HostApi,
-  type ValueOverrides,
-} from '../protocol/link.js';
+import { isControlPosition, isEditorAttributes, type ControlPosition, type EditorAttributes, type HostApi, type ValueOverrides } from '../protocol/link.js';
 import { resolveVccPath } from '../protocol/vcc-paths.js';
 import { checkBuiltDefaults, parseBuiltCustomization, type DefaultMisfit } from './built-customization.js';
 import { Emitter } from './emitter.js';

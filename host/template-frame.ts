@@ -27,15 +27,7 @@
  * the owner's (a feed's load and touches, an identity handler).
  */
 import { PlatformError } from '../protocol/errors.js';
-import {
-  HOST_METHODS,
-  NOTIFICATION_GATES,
-  parseHello,
-  PROTOCOL_VERSION,
-  type GuestApi,
-  type GuestNotification,
-  type WelcomeMessage,
-} from '../protocol/link.js';
+import { HOST_METHODS, NOTIFICATION_GATES, parseHello, PROTOCOL_VERSION, type GuestApi, type GuestNotification, type WelcomeMessage } from '../protocol/link.js';
 import { createCallBudget, type CallBudget, type Limited } from '../protocol/call-budget.js';
 import { linkPort, type Caller } from '../protocol/rpc.js';
 import { PROJECT_ID_PATTERN } from '../protocol/signaling-constants.js';
@@ -45,7 +37,14 @@ import { limitFrame } from './frame-limits.js';
 import { guardFrameFocus } from './focus-guard.js';
 
 export type { HostHandlers } from './handler-layers.js';
-export { DEFAULT_GUEST_LIMITS, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState, type UnlinkedEvent } from './template-frame-options.js';
+export {
+  DEFAULT_GUEST_LIMITS,
+  type RefusedEvent,
+  type TemplateFrameEvents,
+  type TemplateFrameOptions,
+  type TemplateFrameState,
+  type UnlinkedEvent,
+} from './template-frame-options.js';
 import { DEFAULT_GUEST_LIMITS, type RefusedEvent, type TemplateFrameEvents, type TemplateFrameOptions, type TemplateFrameState } from './template-frame-options.js';
 
 interface QueuedNotification {

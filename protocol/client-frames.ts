@@ -6,7 +6,16 @@ import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
 import { isPresenceState, type EventPayload, type PresenceState } from './signaling-members.js';
-import { base64CharsFor, DEFAULT_MAX_STATE_BYTES, isBase64, MAX_HISTORY_EVENTS, MAX_STATE_VECTOR_CHARS, parseStateClientFrame, type StateSyncRequest, type StateUpdateMessage } from './state-frames.js';
+import {
+  base64CharsFor,
+  DEFAULT_MAX_STATE_BYTES,
+  isBase64,
+  MAX_HISTORY_EVENTS,
+  MAX_STATE_VECTOR_CHARS,
+  parseStateClientFrame,
+  type StateSyncRequest,
+  type StateUpdateMessage,
+} from './state-frames.js';
 
 /** First frame: join (or resume). */
 export interface JoinMessage {
@@ -100,17 +109,7 @@ export interface LeaveMessage {
 
 /** Everything a client may send. */
 export type ClientMessage =
-  | JoinMessage
-  | IdentifyMessage
-  | UserInfoMessage
-  | EmitMessage
-  | InfoRequest
-  | PingMessage
-  | LeaveMessage
-  | FocusMessage
-  | TakeSeatMessage
-  | StateUpdateMessage
-  | StateSyncRequest;
+  JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage | FocusMessage | TakeSeatMessage | StateUpdateMessage | StateSyncRequest;
 
 function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));

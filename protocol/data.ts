@@ -78,7 +78,10 @@ export function templatePath(value: unknown): VccPath {
     if (typeof segment !== 'number') continue;
     // Scope and key are names; only what lies inside a value can be a list.
     if (i < 2 || !Number.isSafeInteger(segment) || segment < 0) {
-      throw new PlatformError('INVALID_PATH', `a number in a VCC path is a list index inside a value (after [scope, key]), a whole number of at least 0; got ${String(segment)} at position ${i}`);
+      throw new PlatformError(
+        'INVALID_PATH',
+        `a number in a VCC path is a list index inside a value (after [scope, key]), a whole number of at least 0; got ${String(segment)} at position ${i}`,
+      );
     }
     if (path === value) path = value.slice();
     path[i] = String(segment);

@@ -97,10 +97,7 @@ export function withoutPrefix(message: string): string {
 
 /** True for a {@link PlatformError}, also one made by another copy of this library. */
 export function isPlatformError(value: unknown): value is PlatformError {
-  return (
-    value instanceof PlatformError ||
-    (value instanceof Error && value.name === 'PlatformError' && isErrorCode((value as { code?: unknown }).code))
-  );
+  return value instanceof PlatformError || (value instanceof Error && value.name === 'PlatformError' && isErrorCode((value as { code?: unknown }).code));
 }
 
 /** Turns anything thrown into its wire form; non-Platform errors become `INTERNAL` without their stack. */

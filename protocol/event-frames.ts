@@ -29,7 +29,6 @@ export function resendFrame(body: string, to: string): string {
   return `${EMIT_FRAME_PREFIX}${body},"to":${JSON.stringify([to])},"re":true}`;
 }
 
-
 /** How many members an `emit` without `to` has: type, seq, name, payload and ts. */
 const EMIT_MEMBERS = 5;
 

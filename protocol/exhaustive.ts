@@ -22,5 +22,6 @@ export function unreachable(value: never, what: string): never {
  * names what is missing (`missing: "newMethod"`).
  */
 export function listingEvery<All extends string>() {
-  return <const List extends readonly All[]>(list: List & ([Exclude<All, List[number]>] extends [never] ? unknown : { readonly missing: Exclude<All, List[number]> })): List => list;
+  return <const List extends readonly All[]>(list: List & ([Exclude<All, List[number]>] extends [never] ? unknown : { readonly missing: Exclude<All, List[number]> })): List =>
+    list;
 }

@@ -281,15 +281,7 @@ export const HOST_METHODS = listingEvery<keyof HostApi>()([
 ]);
 
 /** Method names the guest serves to the host: nothing else is ever called. Every method of {@link GuestApi}: one left out does not compile. */
-export const GUEST_METHODS = listingEvery<keyof GuestApi>()([
-  'describe',
-  'sync',
-  'valueChanged',
-  'activePathChanged',
-  'remixingChanged',
-  'playbackStateChanged',
-  'insetsChanged',
-]);
+export const GUEST_METHODS = listingEvery<keyof GuestApi>()(['describe', 'sync', 'valueChanged', 'activePathChanged', 'remixingChanged', 'playbackStateChanged', 'insetsChanged']);
 
 /** A guest method that is a listener notification. */
 export type GuestNotification = 'valueChanged' | 'activePathChanged' | 'remixingChanged' | 'playbackStateChanged';

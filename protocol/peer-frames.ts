@@ -40,9 +40,7 @@ export function parsePeerFrame(text: unknown): PeerEventFrame | null {
   const value = parseJsonObject(text);
   if (value === null || value['type'] !== 'event') return null;
   const { seq, prev, name, payload, ts } = value;
-  return isCount(seq) && seq > 0 && isCount(prev) && prev < seq && isEventName(name) && isPayload(payload) && isTime(ts)
-    ? (value as unknown as PeerEventFrame)
-    : null;
+  return isCount(seq) && seq > 0 && isCount(prev) && prev < seq && isEventName(name) && isPayload(payload) && isTime(ts) ? (value as unknown as PeerEventFrame) : null;
 }
 
 /** Start of every {@link PeerAckFrame}: the receiving side tells an ack from an event by it, without parsing. */

@@ -102,9 +102,7 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
     postMessage: (message: unknown, transfer?: Transferable[]) => port.postMessage(message, transfer ?? []),
     addEventListener: (_type: string, listener: EventListenerOrEventListenerObject) => {
       exposedListener =
-        typeof listener === 'function'
-          ? (listener as unknown as (event: { readonly data: unknown }) => void)
-          : (event) => listener.handleEvent(event as unknown as Event);
+        typeof listener === 'function' ? (listener as unknown as (event: { readonly data: unknown }) => void) : (event) => listener.handleEvent(event as unknown as Event);
     },
     removeEventListener: () => {
       exposedListener = null;
@@ -173,12 +171,7 @@ function createServer(port: MessagePort, allowed: readonly string[], handlers: {
  * must check its own at the door. A side that also calls the other side
  * uses {@link linkPort} instead: one listener for both.
  */
-export function serveSurface(
-  port: MessagePort,
-  allowed: readonly string[],
-  handlers: { readonly [name: string]: Handler },
-  options: ServeOptions = {},
-): () => void {
+export function serveSurface(port: MessagePort, allowed: readonly string[], handlers: { readonly [name: string]: Handler }, options: ServeOptions = {}): () => void {
   const server = createServer(port, allowed, handlers, options);
   const listener = (event: MessageEvent): void => {
     const data: unknown = event.data;

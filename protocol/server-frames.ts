@@ -73,8 +73,7 @@ export interface EventMessage {
 }
 /** One presence change in the shard. */
 export type PresenceChange =
-  | { readonly type: 'presence'; readonly op: 'add' | 'update'; readonly member: MemberWire }
-  | { readonly type: 'presence'; readonly op: 'remove'; readonly clientId: string };
+  { readonly type: 'presence'; readonly op: 'add' | 'update'; readonly member: MemberWire } | { readonly type: 'presence'; readonly op: 'remove'; readonly clientId: string };
 /**
  * Presence: one change, or (v2) several changes of one turn of the server's
  * event loop, to apply in order; the client notifies its listeners once,
@@ -207,9 +206,7 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         Array.isArray(value['members']) &&
         value['members'].every(isMember) &&
         isObject(limits) &&
-        ['maxPayloadBytes', 'maxEventsPerSecond', 'maxUserInfoBytes', 'meshMaxMembers', 'reconnectGraceMs', 'heartbeatIntervalMs'].every((key) =>
-          isCount(limits[key]),
-        ) &&
+        ['maxPayloadBytes', 'maxEventsPerSecond', 'maxUserInfoBytes', 'meshMaxMembers', 'reconnectGraceMs', 'heartbeatIntervalMs'].every((key) => isCount(limits[key])) &&
         (value['userId'] === null || isId(value['userId'], 256)) &&
         (value['identifyError'] === null || isSerializedError(value['identifyError'])) &&
         isTime(value['s']) &&
@@ -226,9 +223,7 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
     case 'seat':
       return { type: 'seat' };
     case 'error':
-      return isSerializedError(value['error']) &&
-        (value['id'] === undefined || isCount(value['id'])) &&
-        (value['seq'] === undefined || isCount(value['seq']))
+      return isSerializedError(value['error']) && (value['id'] === undefined || isCount(value['id'])) && (value['seq'] === undefined || isCount(value['seq']))
         ? (value as unknown as ErrorMessage)
         : null;
     case 'info':

@@ -146,7 +146,6 @@ function walk(value: PlainData, type: VccType, path: (string | number)[], misfit
   }
 }
 
-
 function readAt(value: unknown, path: readonly (string | number)[]): unknown {
   let current = value;
   for (const step of path) {

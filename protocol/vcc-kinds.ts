@@ -14,17 +14,7 @@
  */
 import type { PlainData } from './data.js';
 import { PlatformError } from './errors.js';
-import {
-  DEFAULT_MAX_UPLOAD_BYTES,
-  isColorString,
-  isSafeMediaUrl,
-  KEYSTORE_SCHEME,
-  numberOption,
-  objectOption,
-  stringOption,
-  withArticle,
-  type TypeOptions,
-} from './vcc-values.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, isColorString, isSafeMediaUrl, KEYSTORE_SCHEME, numberOption, objectOption, stringOption, withArticle, type TypeOptions } from './vcc-values.js';
 
 /** A media VCC: the value is a URL (or a path) of an upload. */
 interface MediaType<Kind extends 'image' | 'sound' | 'video' | 'file'> {
@@ -344,7 +334,13 @@ export const VCC_KINDS = {
       if (value.length < type.min || value.length > type.max) fail(`must hold between ${type.min} and ${type.max} items`);
       value.forEach((item, index) => check(item, type.of, `${where}[${index}]`));
     },
-    typeScript: (type, samples, { typeFor, listOf: list }) => list(typeFor(type.of, samples.flatMap((sample) => (Array.isArray(sample) ? sample : [])))),
+    typeScript: (type, samples, { typeFor, listOf: list }) =>
+      list(
+        typeFor(
+          type.of,
+          samples.flatMap((sample) => (Array.isArray(sample) ? sample : [])),
+        ),
+      ),
     members: [],
     loadsUrl: false,
     control: 'platform-array-control',

@@ -78,7 +78,6 @@ export function resolveVccPath(customization: BuiltCustomization, path: readonly
   return result();
 }
 
-
 /**
  * A copy of `base` with the value at `path` (below it) replaced by `value`;
  * only the objects and lists along the path are copied. An object missing on

@@ -23,7 +23,10 @@ export function isColorString(value: string, allowAlpha: boolean): boolean {
   if (HEX_COLOR.test(value)) return allowAlpha || value.length === 4 || value.length === 7;
   const match = FUNCTION_COLOR.exec(value);
   if (!match) return false;
-  const parts = value.slice(value.indexOf('(') + 1, -1).split(/[\s,/]+/).filter(Boolean);
+  const parts = value
+    .slice(value.indexOf('(') + 1, -1)
+    .split(/[\s,/]+/)
+    .filter(Boolean);
   if (parts.length === 4) return allowAlpha;
   return parts.length === 3;
 }

@@ -76,10 +76,9 @@ export class Dispatch {
   constructor(configuration: BackendConfigurationInput = {}) {
     const locals = configuration.res?.locals ?? {};
     const projectId = configuration.projectId ?? readString(locals['PLATFORM_PROJECT_ID']) ?? readString(process.env['PLATFORM_PROJECT_ID']);
-    const projectToken =
-      configuration.projectToken ?? readString(locals['PLATFORM_PROJECT_TOKEN']) ?? readString(process.env['PLATFORM_PROJECT_TOKEN']);
+    const projectToken = configuration.projectToken ?? readString(locals['PLATFORM_PROJECT_TOKEN']) ?? readString(process.env['PLATFORM_PROJECT_TOKEN']);
     const given = configuration.url ?? readString(process.env['PLATFORM_DISPATCH_URL'])?.split(',');
-    const urls = (typeof given === 'string' ? [given] : given ?? []).map((item) => item.trim()).filter((item) => item !== '');
+    const urls = (typeof given === 'string' ? [given] : (given ?? [])).map((item) => item.trim()).filter((item) => item !== '');
     if (!projectId || !projectToken) {
       throw new PlatformError('INVALID_CONFIG', 'PlatformBackend.Dispatch needs a project id and token (options, res.locals or PLATFORM_PROJECT_ID/PLATFORM_PROJECT_TOKEN)');
     }

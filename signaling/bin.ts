@@ -63,7 +63,11 @@ function fail(message: string): never {
 function help(): string {
   const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
   const comment = /\/\*\*\n([\s\S]*?)\n \*\//.exec(source)?.[1] ?? '';
-  return comment.split('\n').map((line) => line.replace(/^ \* ?| \*$/, '')).join('\n').replace(/`/g, '');
+  return comment
+    .split('\n')
+    .map((line) => line.replace(/^ \* ?| \*$/, ''))
+    .join('\n')
+    .replace(/`/g, '');
 }
 
 let values: ReturnType<typeof parse>['values'];
@@ -119,7 +123,11 @@ if (values.help) {
 }
 
 const env = process.env;
-const list = (name: string): string[] => env[name]?.split(',').map((item) => item.trim()).filter((item) => item !== '') ?? [];
+const list = (name: string): string[] =>
+  env[name]
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '') ?? [];
 /** Splits `a:b` at the first colon. */
 function pair(text: string, what: string): [string, string] {
   const at = text.indexOf(':');

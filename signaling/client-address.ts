@@ -20,7 +20,10 @@ export function clientAddress(request: IncomingMessage, trustProxy: number): str
   if (trustProxy <= 0) return limitKey(socketAddress);
   const header = request.headers['x-forwarded-for'];
   // Node joins repeated X-Forwarded-For headers with ", ": one list either way.
-  const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const chain = [...forwarded, socketAddress];
   const chosen = chain[Math.max(0, chain.length - 1 - trustProxy)] ?? socketAddress;
   // A proxy that wrote something else than an address: count the proxy's own.

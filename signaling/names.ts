@@ -1,8 +1,58 @@
 /** Readable generated names (shards) and random ids (clients, peers). */
 import { randomBytes } from 'node:crypto';
 
-const ADJECTIVES = ['amber', 'brave', 'calm', 'clever', 'cosy', 'eager', 'gentle', 'golden', 'happy', 'jolly', 'kind', 'lively', 'lucky', 'merry', 'misty', 'noble', 'proud', 'quiet', 'rapid', 'shiny', 'silver', 'sunny', 'swift', 'witty'];
-const NOUNS = ['badger', 'brook', 'cedar', 'comet', 'falcon', 'fern', 'harbor', 'heron', 'island', 'lantern', 'maple', 'meadow', 'otter', 'pebble', 'pine', 'river', 'robin', 'sparrow', 'summit', 'tiger', 'valley', 'willow', 'wren', 'zephyr'];
+const ADJECTIVES = [
+  'amber',
+  'brave',
+  'calm',
+  'clever',
+  'cosy',
+  'eager',
+  'gentle',
+  'golden',
+  'happy',
+  'jolly',
+  'kind',
+  'lively',
+  'lucky',
+  'merry',
+  'misty',
+  'noble',
+  'proud',
+  'quiet',
+  'rapid',
+  'shiny',
+  'silver',
+  'sunny',
+  'swift',
+  'witty',
+];
+const NOUNS = [
+  'badger',
+  'brook',
+  'cedar',
+  'comet',
+  'falcon',
+  'fern',
+  'harbor',
+  'heron',
+  'island',
+  'lantern',
+  'maple',
+  'meadow',
+  'otter',
+  'pebble',
+  'pine',
+  'river',
+  'robin',
+  'sparrow',
+  'summit',
+  'tiger',
+  'valley',
+  'willow',
+  'wren',
+  'zephyr',
+];
 
 /** A shard name like `brave-otter-4821` (24 × 24 × 9000 ≈ 5 million names; the store retries a collision). */
 export function readableShardName(): string {

@@ -52,14 +52,7 @@ import type { ShardStore } from './store/store.js';
 import { upgradeListener } from './upgrade.js';
 
 // The option types are defined in server-options.ts; importers of this file (index.ts, bin.ts) find them here too.
-export type {
-  SignalingLimits,
-  SignalingMetrics,
-  SignalingProject,
-  SignalingServer,
-  SignalingServerOptions,
-  UserTokenOptions,
-} from './server-options.js';
+export type { SignalingLimits, SignalingMetrics, SignalingProject, SignalingServer, SignalingServerOptions, UserTokenOptions } from './server-options.js';
 
 /**
  * Creates and starts a signaling server. Resolve `ready` before using `url`.
@@ -84,8 +77,7 @@ export function createSignalingServer(options: SignalingServerOptions): Signalin
           log,
         })
       : createMemoryStore());
-  const secretStore: SecretStore | undefined =
-    options.secretStore ?? (options.redis !== undefined ? createRedisSecretStore({ redis: options.redis, log }) : undefined);
+  const secretStore: SecretStore | undefined = options.secretStore ?? (options.redis !== undefined ? createRedisSecretStore({ redis: options.redis, log }) : undefined);
   if (options.redis !== undefined && options.secretKey === undefined) {
     log('platform-kit: running on Redis without secretKey: every node must share the same <dataDir>/server.key, or resumes across nodes fail');
   }

@@ -53,7 +53,9 @@ export async function callServices(
     });
   } catch (error) {
     const timedOut = (error as { name?: unknown }).name === 'TimeoutError';
-    throw new PlatformError(timedOut ? 'CALL_TIMEOUT' : 'NOT_CONNECTED', `the platform services at ${baseUrl} ${timedOut ? 'did not answer in time' : 'are unreachable'}`, { cause: error });
+    throw new PlatformError(timedOut ? 'CALL_TIMEOUT' : 'NOT_CONNECTED', `the platform services at ${baseUrl} ${timedOut ? 'did not answer in time' : 'are unreachable'}`, {
+      cause: error,
+    });
   }
   let body: unknown;
   try {
@@ -75,9 +77,10 @@ export function resolveProjectCredentials(
 ): { projectId: string; projectToken: string } {
   const id = projectId === undefined ? env['PLATFORM_PROJECT_ID'] : projectId;
   const token = projectToken === undefined ? env['PLATFORM_PROJECT_TOKEN'] : projectToken;
-  const missing = [typeof id === 'string' && id !== '' ? null : 'projectId (or PLATFORM_PROJECT_ID)', typeof token === 'string' && token !== '' ? null : 'projectToken (or PLATFORM_PROJECT_TOKEN)'].filter(
-    (item): item is string => item !== null,
-  );
+  const missing = [
+    typeof id === 'string' && id !== '' ? null : 'projectId (or PLATFORM_PROJECT_ID)',
+    typeof token === 'string' && token !== '' ? null : 'projectToken (or PLATFORM_PROJECT_TOKEN)',
+  ].filter((item): item is string => item !== null);
   if (missing.length > 0) throw new PlatformError('INVALID_ARGUMENT', `${what} needs ${missing.join(' and ')}`);
   return { projectId: id as string, projectToken: token as string };
 }

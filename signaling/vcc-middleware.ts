@@ -139,7 +139,10 @@ export function createVccMiddleware(options: VccMiddlewareOptions = {}): NodeMid
     // Without a key or an own project id no remix is served at all (a normal setup): nothing to report.
     if (!verifier || !ownProjectId) return null;
     const remix = typeof header === 'string' ? verifyRemixContext(header, verifier, ownProjectId, (options.now ?? Date.now)()) : null;
-    if (remix === null) log(`platform-kit: VccMiddleware ignored an ${VCC_HEADER} header (forged, expired, meant for another backend, malformed or with a forbidden name); the request goes on with the project's own values`);
+    if (remix === null)
+      log(
+        `platform-kit: VccMiddleware ignored an ${VCC_HEADER} header (forged, expired, meant for another backend, malformed or with a forbidden name); the request goes on with the project's own values`,
+      );
     return remix;
   };
 

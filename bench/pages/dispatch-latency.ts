@@ -83,7 +83,11 @@ async function rawDataChannel(): Promise<Scenario> {
 async function rawWebSocket(): Promise<Scenario> {
   const a = new WebSocket(rawWs);
   const b = new WebSocket(rawWs);
-  const scenario: Scenario = { id: 'raw-ws-forward', arrive: { resolve: null }, send: (i) => a.send(JSON.stringify({ type: 'emit', seq: i + 1, name: 'm', payload: { ...payload, i }, ts: baselineTs })) };
+  const scenario: Scenario = {
+    id: 'raw-ws-forward',
+    arrive: { resolve: null },
+    send: (i) => a.send(JSON.stringify({ type: 'emit', seq: i + 1, name: 'm', payload: { ...payload, i }, ts: baselineTs })),
+  };
   b.onmessage = (message) => {
     JSON.parse(message.data as string);
     scenario.arrive.resolve?.();
@@ -102,7 +106,9 @@ async function rawThroughOurs(): Promise<Scenario> {
   const url = signaling.replace(/^http/, 'ws') + '/dispatch';
   const open = (): Promise<WebSocket> =>
     new Promise((resolve) => {
-      const ws = new WebSocket(url, [...encodeHandshakeJoin({ type: 'join', v: SIGNALING_VERSION, id: 1, projectId: 'bench', kind: 'browser', shardName, maxConnectionsPerShard: 10, userInfo: {} })!]);
+      const ws = new WebSocket(url, [
+        ...encodeHandshakeJoin({ type: 'join', v: SIGNALING_VERSION, id: 1, projectId: 'bench', kind: 'browser', shardName, maxConnectionsPerShard: 10, userInfo: {} })!,
+      ]);
       ws.onmessage = (message) => {
         if (String(message.data).startsWith('{"type":"joined"')) resolve(ws);
       };
@@ -110,7 +116,11 @@ async function rawThroughOurs(): Promise<Scenario> {
   const a = await open();
   const b = await open();
   let seq = 0;
-  const scenario: Scenario = { id: 'raw-via-ours', arrive: { resolve: null }, send: (i) => a.send(emitFrame(eventFrameBody(++seq, 'm', JSON.stringify({ ...payload, i }), baselineTs), null)) };
+  const scenario: Scenario = {
+    id: 'raw-via-ours',
+    arrive: { resolve: null },
+    send: (i) => a.send(emitFrame(eventFrameBody(++seq, 'm', JSON.stringify({ ...payload, i }), baselineTs), null)),
+  };
   b.onmessage = (message) => {
     // Presence frames come on this socket too; only events count.
     if ((JSON.parse(message.data as string) as { type?: string }).type === 'event') scenario.arrive.resolve?.();
@@ -143,7 +153,14 @@ async function measure(scenario: Scenario, count: number, into: number[] | null)
 }
 
 async function main(): Promise<void> {
-  const scenarios = [await dispatchPair('ours-mesh', true), await rawDataChannel(), await dispatchPair('ours-relay', false), await rawWebSocket(), await socketIo(), await rawThroughOurs()];
+  const scenarios = [
+    await dispatchPair('ours-mesh', true),
+    await rawDataChannel(),
+    await dispatchPair('ours-relay', false),
+    await rawWebSocket(),
+    await socketIo(),
+    await rawThroughOurs(),
+  ];
   const results = new Map(scenarios.map((scenario) => [scenario.id, [] as number[]]));
   for (const scenario of scenarios) await measure(scenario, warmup, null);
   for (let round = 0; round < rounds; round++) {

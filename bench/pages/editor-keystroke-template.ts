@@ -11,7 +11,16 @@ const mode = params.get('mode') ?? 'editor';
 defineCustomization({
   version: 1,
   values: { card: { title: '', other: '' } },
-  editor: [{ key: 'card', name: 'Card', fields: [{ key: 'title', name: 'Title', type: 'text' }, { key: 'other', name: 'Other', type: 'text' }] }],
+  editor: [
+    {
+      key: 'card',
+      name: 'Card',
+      fields: [
+        { key: 'title', name: 'Title', type: 'text' },
+        { key: 'other', name: 'Other', type: 'text' },
+      ],
+    },
+  ],
 });
 
 const remix = new InstantRemixing();

@@ -7,7 +7,8 @@
  */
 
 /** A call or its answer. */
-type LeanMessage = { readonly k: 'call'; readonly id: number; readonly m: string; readonly a: readonly unknown[] } | { readonly k: 'ret'; readonly id: number; readonly v: unknown };
+type LeanMessage =
+  { readonly k: 'call'; readonly id: number; readonly m: string; readonly a: readonly unknown[] } | { readonly k: 'ret'; readonly id: number; readonly v: unknown };
 
 /** Serves `methods` on `port` and returns a caller of the other side's. */
 export function leanEndpoint(

@@ -44,7 +44,13 @@ export interface MemberReport {
 
 declare global {
   interface Window {
-    __member?: { start(options: { url: string; shardName: string; members: number }): number; stop(): void; report(): MemberReport; done(members: number): boolean; whenDone(members: number, timeoutMs: number): Promise<boolean> };
+    __member?: {
+      start(options: { url: string; shardName: string; members: number }): number;
+      stop(): void;
+      report(): MemberReport;
+      done(members: number): boolean;
+      whenDone(members: number, timeoutMs: number): Promise<boolean>;
+    };
   }
 }
 

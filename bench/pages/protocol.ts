@@ -54,7 +54,7 @@ export const SCENARIOS = [
   {
     id: 'rpc-shape',
     timer: 'echo',
-    label: "protocol/rpc.ts alone (comlink + guard + envelope + timeouts), same shape, no checks, clones or session",
+    label: 'protocol/rpc.ts alone (comlink + guard + envelope + timeouts), same shape, no checks, clones or session',
   },
   {
     id: 'lean-shape',

@@ -11,7 +11,7 @@ import { startClock, startTrace, stopClock, stopTrace } from './trace.js';
 export function timerResolutionMs(): number {
   let smallest = Number.POSITIVE_INFINITY;
   let last = performance.now();
-  for (let seen = 0; seen < 2_000; ) {
+  for (let seen = 0; seen < 2_000;) {
     const now = performance.now();
     if (now !== last) {
       smallest = Math.min(smallest, now - last);
@@ -42,11 +42,7 @@ export async function sampleLoop(count: number, once: (i: number) => Promise<num
  * Serves {@link RunCommand}s from the host page at `hostOrigin` with the
  * given scenario runners, and says {@link FrameReady} once.
  */
-export function serveCommands(
-  name: FrameName,
-  hostOrigin: string,
-  runners: { readonly [id in ScenarioId]?: (count: number) => Promise<number[]> },
-): void {
+export function serveCommands(name: FrameName, hostOrigin: string, runners: { readonly [id in ScenarioId]?: (count: number) => Promise<number[]> }): void {
   window.addEventListener('message', (event: MessageEvent) => {
     if (event.origin !== hostOrigin || event.source !== window.parent) return;
     const command = event.data as Partial<RunCommand> | null;

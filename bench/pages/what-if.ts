@@ -15,8 +15,7 @@ export function applyWhatIfFromQuery(): string[] {
   const flags = (new URLSearchParams(location.search).get('whatif') ?? '').split(',').filter(Boolean);
   if (flags.includes('clone')) {
     const original = globalThis.structuredClone;
-    globalThis.structuredClone = ((value: unknown, options?: StructuredSerializeOptions) =>
-      typeof value !== 'object' || value === null ? value : original(value, options));
+    globalThis.structuredClone = (value: unknown, options?: StructuredSerializeOptions) => (typeof value !== 'object' || value === null ? value : original(value, options));
   }
   if (flags.includes('timer')) {
     const FAKE_BASE = 2 ** 30;

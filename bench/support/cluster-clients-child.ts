@@ -176,7 +176,19 @@ async function joinAll(): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < config.count) {
-      const client: Client = { index: next++, socket: null, node: config.home, joined: false, clientId: '', resumeToken: '', attempt: 0, joinedAt: 0, lostAt: 0, resumed: 0, placedAnew: 0 };
+      const client: Client = {
+        index: next++,
+        socket: null,
+        node: config.home,
+        joined: false,
+        clientId: '',
+        resumeToken: '',
+        attempt: 0,
+        joinedAt: 0,
+        lostAt: 0,
+        resumed: 0,
+        placedAnew: 0,
+      };
       clients.push(client);
       // A refused first join (a node answering UNAVAILABLE under load) is tried again on the same node
       // after the backoff, as the kit's client would (there on its next URL), a bounded number of times.
@@ -221,7 +233,22 @@ function status(): Record<string, unknown> {
     resumed += client.resumed;
     placedAnew += client.placedAnew;
   }
-  return { bench: 'status', clients: clients.length, joined, lost, lostAndBack, lastBack, firstLost: lost > 0 ? firstLost : 0, resumed, placedAnew, resumedSpan: { ...resumedSpan }, anewSpan: { ...anewSpan }, perNode, attempts, refusals };
+  return {
+    bench: 'status',
+    clients: clients.length,
+    joined,
+    lost,
+    lostAndBack,
+    lastBack,
+    firstLost: lost > 0 ? firstLost : 0,
+    resumed,
+    placedAnew,
+    resumedSpan: { ...resumedSpan },
+    anewSpan: { ...anewSpan },
+    perNode,
+    attempts,
+    refusals,
+  };
 }
 
 process.on('message', (message: { join?: true; down?: number; urls?: string[]; status?: true; ids?: true }) => {

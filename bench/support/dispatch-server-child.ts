@@ -36,7 +36,14 @@ async function startOurs(): Promise<number> {
     // `open` (idle-50k): tens of thousands of sockets from a few loopback addresses, over the
     // limits meant for one real address, as test/node/redis-scale.test.ts does.
     limits: open
-      ? { maxEventsPerSecond: 100_000, maxMessagesPerSecond: 100_000, maxJoinsPerAddressPerMinute: 0, maxShardsPerAddressPerMinute: 0, maxUnjoinedSocketsPerAddress: 0, maxShardsPerProject: 1_000_000 }
+      ? {
+          maxEventsPerSecond: 100_000,
+          maxMessagesPerSecond: 100_000,
+          maxJoinsPerAddressPerMinute: 0,
+          maxShardsPerAddressPerMinute: 0,
+          maxUnjoinedSocketsPerAddress: 0,
+          maxShardsPerProject: 1_000_000,
+        }
       : { maxEventsPerSecond: 100_000, maxMessagesPerSecond: 100_000, maxJoinsPerAddressPerMinute: 1_000_000, maxShardsPerAddressPerMinute: 1_000_000 },
   });
   await server.ready;

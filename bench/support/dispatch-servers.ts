@@ -73,10 +73,7 @@ const CHILD = fileURLToPath(new URL('./dispatch-server-child.ts', import.meta.ur
 export function startServer(kind: ServerKind, options: { args?: readonly string[]; openFiles?: number } = {}): Promise<ServerChild> {
   const node = [process.execPath, '--import', 'tsx', '--expose-gc', CHILD, kind, ...(options.args ?? [])];
   const quoted = node.map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
-  const script =
-    options.openFiles === undefined
-      ? `exec ${quoted}`
-      : `ulimit -n ${options.openFiles} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec ${quoted}`;
+  const script = options.openFiles === undefined ? `exec ${quoted}` : `ulimit -n ${options.openFiles} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec ${quoted}`;
   // Through sh so that `ulimit` applies to the child alone; the IPC channel survives the exec.
   const child = spawn('sh', ['-c', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
@@ -202,7 +199,14 @@ function colyseusProtocol(port: number): ClientProtocol {
     return new Promise((resolve, reject) => {
       const body = '{}';
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/matchmake/joinOrCreate/room', agent: via, headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/matchmake/joinOrCreate/room',
+          agent: via,
+          headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        },
         (response) => {
           let text = '';
           response.setEncoding('utf8');

@@ -81,7 +81,9 @@ export async function swipeRound(
     // The others are in focus where they are; member 0 waits, preloaded.
     for (const page of pages.slice(1)) await page.evaluate(() => window.__host!.play(true));
     const shardName = `swipe-${members}-${Math.random().toString(36).slice(2, 8)}`;
-    await Promise.all(frames.map((frame, i) => frame.evaluate((o) => window.__swipe!.start(o), { url: signalingUrl, shardName, members, joinOnFocus: i === 0 && way === 'join on focus' })));
+    await Promise.all(
+      frames.map((frame, i) => frame.evaluate((o) => window.__swipe!.start(o), { url: signalingUrl, shardName, members, joinOnFocus: i === 0 && way === 'join on focus' })),
+    );
     // The others meet each other first (and member 0, when prewarmed): the swipe comes to a shard that is ready.
     const ready = way === 'prewarmed' ? frames : frames.slice(1);
     const meshOf = way === 'prewarmed' ? members : members - 1;
@@ -99,7 +101,9 @@ export async function swipeRound(
     const swiper: SwipeMemberReport = await frames[0]!.evaluate(() => window.__swipe!.report());
     if (swiper.error !== null || swiper.clientId === null) throw new Error(`the swiped-to member: ${swiper.error ?? 'no client id'}`);
     const id = swiper.clientId;
-    await Promise.all(frames.slice(1).map((frame) => frame.waitForFunction((clientId) => window.__swipe!.report().listedAt[clientId] !== undefined, id, { timeout: 30_000, polling: 10 })));
+    await Promise.all(
+      frames.slice(1).map((frame) => frame.waitForFunction((clientId) => window.__swipe!.report().listedAt[clientId] !== undefined, id, { timeout: 30_000, polling: 10 })),
+    );
     const others: SwipeMemberReport[] = await Promise.all(frames.slice(1).map((frame) => frame.evaluate(() => window.__swipe!.report())));
     if (!samples) return;
     samples.listed.push(swiper.listedAllAt! - t0);

@@ -26,7 +26,13 @@ export function seededRandom(seed: number): () => number {
 function strokeValue(random: () => number): { c: string; w: number; p: number[] } {
   const points: number[] = [];
   for (let i = 0; i < 24; i++) points.push(Math.round(random() * 10_000) / 10_000);
-  return { c: `#${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}`, w: 1 + Math.floor(random() * 12), p: points };
+  return {
+    c: `#${Math.floor(random() * 0xffffff)
+      .toString(16)
+      .padStart(6, '0')}`,
+    w: 1 + Math.floor(random() * 12),
+    p: points,
+  };
 }
 
 /**

@@ -21,7 +21,11 @@ export async function createProject(dir: string): Promise<{ readonly dir: string
   if (existsSync(target) && (await readdir(target)).length > 0) {
     throw new PlatformError('INVALID_ARGUMENT', `${target} is not empty: create makes a new project in an empty or new folder`);
   }
-  const name = basename(target).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'my-template';
+  const name =
+    basename(target)
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[._-]+/, '') || 'my-template';
   const kit = await kitPackage();
   const files = templateFiles(name, { kit: kit.version, vite: viteVersion(), typescript: kit.typescript });
   for (const [path, content] of Object.entries(files)) {

@@ -99,24 +99,35 @@ export class DevApi {
       return;
     }
     if (route === 'POST /__platform/remixes') {
-      readJson(request).then((body) => {
-        const values = body['values'];
-        if (typeof values !== 'object' || values === null || Array.isArray(values)) return sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: 'platform-kit dev: values must be { scope: { key: value } }' } });
-        assertPlainData(values);
-        const remix: DevRemix = { id: `remix-${this.#remixes.length + 1}`, title: `Remix ${this.#remixes.length + 1}`, values: values as DevRemix['values'] };
-        this.#remixes.push(remix);
-        this.#push('remix', remix);
-        sendJson(response, 201, remix);
-      }).catch((error: unknown) => sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: `platform-kit dev: ${(error as Error).message}` } }));
+      readJson(request)
+        .then((body) => {
+          const values = body['values'];
+          if (typeof values !== 'object' || values === null || Array.isArray(values))
+            return sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: 'platform-kit dev: values must be { scope: { key: value } }' } });
+          assertPlainData(values);
+          const remix: DevRemix = { id: `remix-${this.#remixes.length + 1}`, title: `Remix ${this.#remixes.length + 1}`, values: values as DevRemix['values'] };
+          this.#remixes.push(remix);
+          this.#push('remix', remix);
+          sendJson(response, 201, remix);
+        })
+        .catch((error: unknown) => sendJson(response, 400, { error: { code: 'INVALID_ARGUMENT', message: `platform-kit dev: ${(error as Error).message}` } }));
       return;
     }
     if (route === 'POST /__platform/identity') {
-      readJson(request).then(async (body) => {
-        const player = typeof body['player'] === 'number' && Number.isInteger(body['player']) && body['player'] >= 1 && body['player'] <= 4 ? body['player'] : 0;
-        const userId = player === 0 ? 'dev-author' : `dev-player-${player}`;
-        const token = await requestUserToken({ adminKey: this.#options.adminKey, projectId: this.#options.projectId, userId, attributes: { username: player === 0 ? 'Author' : `Player ${player}` }, url: this.#options.servicesUrl });
-        sendJson(response, 200, { userToken: token.userToken, presumedRole: token.presumedRole, presumedAttributes: token.presumedAttributes });
-      }).catch((error: unknown) => sendJson(response, 500, { error: { code: 'INTERNAL', message: `platform-kit dev: ${(error as Error).message}` } }));
+      readJson(request)
+        .then(async (body) => {
+          const player = typeof body['player'] === 'number' && Number.isInteger(body['player']) && body['player'] >= 1 && body['player'] <= 4 ? body['player'] : 0;
+          const userId = player === 0 ? 'dev-author' : `dev-player-${player}`;
+          const token = await requestUserToken({
+            adminKey: this.#options.adminKey,
+            projectId: this.#options.projectId,
+            userId,
+            attributes: { username: player === 0 ? 'Author' : `Player ${player}` },
+            url: this.#options.servicesUrl,
+          });
+          sendJson(response, 200, { userToken: token.userToken, presumedRole: token.presumedRole, presumedAttributes: token.presumedAttributes });
+        })
+        .catch((error: unknown) => sendJson(response, 500, { error: { code: 'INTERNAL', message: `platform-kit dev: ${(error as Error).message}` } }));
       return;
     }
     sendJson(response, 404, { error: { code: 'NOT_FOUND', message: `platform-kit dev: no route ${route}` } });
@@ -133,12 +144,14 @@ export class DevApi {
         (error: unknown) => void response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
       );
     } else if (route === 'POST /__platform/report') {
-      readJson(request).then((body) => {
-        // A frame's report is foreign JSON: a field that is not text is shown as its JSON, never as [object Object].
-        const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-        this.#push('report', { frame: textOf(body['frame']).slice(0, 40), kind: textOf(body['kind']).slice(0, 40), detail: textOf(body['detail']).slice(0, 400) });
-        response.writeHead(204).end();
-      }).catch(() => void response.writeHead(400).end());
+      readJson(request)
+        .then((body) => {
+          // A frame's report is foreign JSON: a field that is not text is shown as its JSON, never as [object Object].
+          const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+          this.#push('report', { frame: textOf(body['frame']).slice(0, 40), kind: textOf(body['kind']).slice(0, 40), detail: textOf(body['detail']).slice(0, 400) });
+          response.writeHead(204).end();
+        })
+        .catch(() => void response.writeHead(400).end());
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`platform-kit dev: no route ${route}`);
     }

@@ -118,7 +118,9 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
   };
   httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (parts) return onRequest(parts, request, response);
-    void started.then((ready) => (ready ? onRequest(ready, request, response) : void response.writeHead(503, { 'content-type': 'text/plain' }).end('platform-kit dev did not start')));
+    void started.then((ready) =>
+      ready ? onRequest(ready, request, response) : void response.writeHead(503, { 'content-type': 'text/plain' }).end('platform-kit dev did not start'),
+    );
   });
   httpServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (parts) return onUpgrade(parts, request, socket, head);

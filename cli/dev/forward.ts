@@ -50,17 +50,16 @@ export class Forwarder {
 
   /** Proxies one HTTP request to the target. */
   proxy(request: IncomingMessage, response: ServerResponse): void {
-    const upstream = httpRequest(
-      { host: this.#target.host, port: this.#target.port, method: request.method, path: request.url, headers: request.headers },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
+    const upstream = httpRequest({ host: this.#target.host, port: this.#target.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
     upstream.once('error', (error) => {
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { name: 'PlatformError', code: 'NOT_CONNECTED', message: `platform-kit demo: the signaling server is unreachable (${error.message})` } }));
+        response.end(
+          JSON.stringify({ error: { name: 'PlatformError', code: 'NOT_CONNECTED', message: `platform-kit demo: the signaling server is unreachable (${error.message})` } }),
+        );
       } else response.destroy();
     });
     request.pipe(upstream);

@@ -142,7 +142,12 @@ export class UploadLedger {
       throw new UploadRefusal('RATE_LIMITED', 429, `this address started ${limits.maxUploadsPerAddress} uploads within ${limits.windowMs / 1000} s, the most it may`, retry);
     }
     if (windowBytes + (declaredBytes ?? 1) > limits.maxBytesPerAddress) {
-      throw new UploadRefusal('RATE_LIMITED', 429, `this address sent ${windowBytes} bytes within ${limits.windowMs / 1000} s; ${limits.maxBytesPerAddress} is the most it may`, retry);
+      throw new UploadRefusal(
+        'RATE_LIMITED',
+        429,
+        `this address sent ${windowBytes} bytes within ${limits.windowMs / 1000} s; ${limits.maxBytesPerAddress} is the most it may`,
+        retry,
+      );
     }
     if (state.active >= limits.maxConcurrentPerAddress) {
       throw new UploadRefusal('RATE_LIMITED', 429, `this address has ${state.active} uploads under way, the most it may at once`, 1);
@@ -168,7 +173,12 @@ export class UploadLedger {
         if (received > limits.maxUploadBytes) throw new UploadRefusal('PAYLOAD_TOO_LARGE', 413, `the upload is over the limit of ${limits.maxUploadBytes} bytes`);
         // Summed afresh: the address's other uploads under way count their bytes too (at most maxUploadsPerAddress entries).
         if (state.started.reduce((sum, started) => sum + started.bytes, 0) > limits.maxBytesPerAddress) {
-          throw new UploadRefusal('RATE_LIMITED', 429, `this address sent over ${limits.maxBytesPerAddress} bytes within ${limits.windowMs / 1000} s`, this.#retryAfterSeconds(state));
+          throw new UploadRefusal(
+            'RATE_LIMITED',
+            429,
+            `this address sent over ${limits.maxBytesPerAddress} bytes within ${limits.windowMs / 1000} s`,
+            this.#retryAfterSeconds(state),
+          );
         }
         if (this.#stored + this.#receiving > limits.maxStoredBytes) {
           throw new UploadRefusal('RATE_LIMITED', 429, `the demo's uploads fill the ${limits.maxStoredBytes} bytes it keeps`, 60);

@@ -183,7 +183,10 @@ export class DemoUploads {
     const gone = (): void => {
       if (!request.complete) counter.destroy(new PlatformError('NOT_CONNECTED', 'the client went away during its upload'));
     };
-    const timer = setTimeout(() => counter.destroy(new PlatformError('CALL_TIMEOUT', `the upload took over ${this.#options.limits.uploadTimeoutMs / 1000} s`)), this.#options.limits.uploadTimeoutMs);
+    const timer = setTimeout(
+      () => counter.destroy(new PlatformError('CALL_TIMEOUT', `the upload took over ${this.#options.limits.uploadTimeoutMs / 1000} s`)),
+      this.#options.limits.uploadTimeoutMs,
+    );
     request.once('close', gone);
     // pipe, not pipeline: a refusal must leave the request (and its socket) open for the answer.
     request.pipe(counter);
@@ -220,7 +223,8 @@ export class DemoUploads {
     }
     const code = isPlatformError(error) ? error.code : 'INTERNAL';
     const status = error instanceof UploadRefusal ? error.status : statusOf(code);
-    if (code === 'INTERNAL' || code === 'UNAVAILABLE') this.#options.log(`platform-kit demo: an upload failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (code === 'INTERNAL' || code === 'UNAVAILABLE')
+      this.#options.log(`platform-kit demo: an upload failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     const text = JSON.stringify(errorBody(code, error instanceof Error ? error.message : String(error)));
     const maxBytes = this.#options.limits.maxUploadBytes;
     const declared = Number(request.headers['content-length']);

@@ -90,7 +90,11 @@ function render(snapshot: DashboardSnapshot): void {
                   element(
                     'table',
                     {},
-                    element('thead', {}, element('tr', {}, ...['member', 'kind', 'path', 'events/s (relayed · reported)', 'identity', 'since'].map((label) => element('th', { textContent: label })))),
+                    element(
+                      'thead',
+                      {},
+                      element('tr', {}, ...['member', 'kind', 'path', 'events/s (relayed · reported)', 'identity', 'since'].map((label) => element('th', { textContent: label }))),
+                    ),
                     element(
                       'tbody',
                       {},

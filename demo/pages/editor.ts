@@ -26,11 +26,19 @@ function linkProblem(): { text: string; offer: string; links: readonly Link[] } 
     return { text: `There is no template "${requested}".`, offer: 'Remix one of these:', links: DEMO_TEMPLATES.map((entry): Link => [entry.title, editorUrl(entry.id)]) };
   }
   if (from && !parent) {
-    return { text: `There is no published remix "${from}" (removed, or the link is wrong).`, offer: 'Start from the template instead:', links: [[template.title, editorUrl(template.id)]] };
+    return {
+      text: `There is no published remix "${from}" (removed, or the link is wrong).`,
+      offer: 'Start from the template instead:',
+      links: [[template.title, editorUrl(template.id)]],
+    };
   }
   if (parent && parent.template !== template.id) {
     const itsTemplate = findTemplate(parent.template)?.title ?? parent.template;
-    return { text: `The remix "${parent.title}" is of ${itsTemplate}, not of ${template.title}.`, offer: 'Open it with its own template:', links: [[parent.title, editorUrl(parent.template, parent.id)]] };
+    return {
+      text: `The remix "${parent.title}" is of ${itsTemplate}, not of ${template.title}.`,
+      offer: 'Open it with its own template:',
+      links: [[parent.title, editorUrl(parent.template, parent.id)]],
+    };
   }
   return null;
 }
@@ -86,7 +94,8 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
   const editingText = (): string =>
     `Remixing ${template.title}${parent ? ` (from "${parent.title}")` : ''}${editor.compact ? '' : ': click a part of the template, or use the panel'}`;
   const showState = (): void => {
-    status.textContent = editor.session?.remixing === false ? (editor.compact ? `Preview of your ${template.title}` : `Preview of your ${template.title}: as viewers will see it`) : editingText();
+    status.textContent =
+      editor.session?.remixing === false ? (editor.compact ? `Preview of your ${template.title}` : `Preview of your ${template.title}: as viewers will see it`) : editingText();
     delete status.dataset['error'];
   };
   editor.addEventListener('platform-editor-ready', () => {
@@ -120,7 +129,12 @@ function openEditor(template: DemoTemplate, parent: PublishedRemix | null): void
 
   /** A title for the feed: the remix's own headline when the template has one. */
   function titleOf(values: ValueOverrides): string {
-    for (const [scope, key] of [['card', 'title'], ['board', 'title'], ['station', 'name'], ['vault', 'label']] as const) {
+    for (const [scope, key] of [
+      ['card', 'title'],
+      ['board', 'title'],
+      ['station', 'name'],
+      ['vault', 'label'],
+    ] as const) {
       const value = values[scope]?.[key];
       if (typeof value === 'string' && value.trim() !== '') return value.trim();
     }

@@ -41,9 +41,7 @@ export const demoApi = {
   feed: (): Promise<DemoFeed> => fetch('/demo-api/feed', { cache: 'no-store' }).then((response) => json<DemoFeed>(response)),
   remix: (id: string): Promise<PublishedRemix> => fetch(`/demo-api/remixes/${encodeURIComponent(id)}`).then((response) => json<PublishedRemix>(response)),
   publish: (input: { template: string; title: string; values: ValueOverrides; parent: string | null }): Promise<PublishedRemix> =>
-    fetch('/demo-api/remixes', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }).then((response) =>
-      json<PublishedRemix>(response),
-    ),
+    fetch('/demo-api/remixes', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }).then((response) => json<PublishedRemix>(response)),
   preview: async (id: string, input: { template: string; values: ValueOverrides }): Promise<void> => {
     const response = await fetch(`/demo-api/previews/${encodeURIComponent(id)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
     if (!response.ok) await json(response);

@@ -115,10 +115,7 @@ export class BrowserDispatch {
       if (this.#session) return this.#session.connect(config);
       const projectId = this.#projectId ?? this.#options.projectId ?? link.hostProjectId;
       if (projectId) return this.#ensureSession(projectId).connect(config);
-      const error = new PlatformError(
-        'INVALID_CONFIG',
-        'no project id: the build has none (PLATFORM_PROJECT_ID), the host named none, and setProjectId() was not called',
-      );
+      const error = new PlatformError('INVALID_CONFIG', 'no project id: the build has none (PLATFORM_PROJECT_ID), the host named none, and setProjectId() was not called');
       this.#listeners.errors.notify(error);
       throw error;
     });

@@ -11,13 +11,7 @@
  * listener that throws is logged and does not stop the others or the stream.
  */
 import { PlatformError } from '../../protocol/errors.js';
-import type {
-  ConnectedClientsChangedHandlerCallback,
-  DispatchErrorCallback,
-  MessageHandlerCallback,
-  SeatAvailableCallback,
-  SpectatorsChangedCallback,
-} from './types.js';
+import type { ConnectedClientsChangedHandlerCallback, DispatchErrorCallback, MessageHandlerCallback, SeatAvailableCallback, SpectatorsChangedCallback } from './types.js';
 
 /** Any listener: its arguments are the registry's, it returns nothing the registry reads. */
 type Listener = (...args: never[]) => void;

@@ -146,11 +146,17 @@ export class PeerLink {
   refusal(data: unknown, init: PeerTransportInit): PlatformError | null {
     const rate = init.maxEventsPerSecond;
     if (!this.#inbound.take(performance.now(), rate * INBOUND_REFILL, rate * INBOUND_BURST)) {
-      return new PlatformError('RATE_LIMITED', `member ${this.clientId} sent more than ${rate} events per second on its data channel; its events go through the server from now on`);
+      return new PlatformError(
+        'RATE_LIMITED',
+        `member ${this.clientId} sent more than ${rate} events per second on its data channel; its events go through the server from now on`,
+      );
     }
     if ((typeof data === 'string' ? data.length : data instanceof ArrayBuffer ? data.byteLength : 0) > init.maxPayloadBytes + FRAME_ENVELOPE_BYTES) {
       // UTF-16 units of a string are never more than its UTF-8 bytes: an honest frame always fits.
-      return new PlatformError('PAYLOAD_TOO_LARGE', `member ${this.clientId} sent a frame over ${init.maxPayloadBytes} bytes on its data channel; its events go through the server from now on`);
+      return new PlatformError(
+        'PAYLOAD_TOO_LARGE',
+        `member ${this.clientId} sent a frame over ${init.maxPayloadBytes} bytes on its data channel; its events go through the server from now on`,
+      );
     }
     return null;
   }

@@ -53,7 +53,6 @@ export interface PeerTransportOptions {
   readonly loadPeerJs?: () => Promise<typeof Peer>;
 }
 
-
 /** The default loader: a dynamic import (bundlers make it a chunk of its own). */
 const importPeerJs = async (): Promise<typeof Peer> => (await import('peerjs')).Peer;
 /** peerjs loading or loaded, per loader: prepare() and the transport share one load. */

@@ -55,7 +55,6 @@ import type {
 } from './types.js';
 import { StatePort } from './state-port.js';
 
-
 const DEFAULT_LIMITS: WireLimits = {
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,

@@ -212,7 +212,7 @@ export class DraftSaver {
       this.#onError?.(error instanceof PlatformError ? error : new PlatformError('INTERNAL', `a draft could not be saved: ${String(error)}`));
     });
     this.#lastWrite = this.#lastWrite.then(() => write);
-  }
+  };
 }
 
 function checkId(value: unknown, name: string): void {

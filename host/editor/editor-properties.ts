@@ -32,7 +32,6 @@ export abstract class EditorProperties extends LitElement {
     panelOpenFields: { type: Number, attribute: 'panel-open-fields' },
   };
 
-
   /** URL of the template (another origin). */
   declare src: string;
   /** `instant`: remixing in place; `full`: adds the side panel of every VCC. */

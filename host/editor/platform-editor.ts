@@ -40,13 +40,7 @@ import { PlatformError, withoutPrefix } from '../../protocol/errors.js';
 import type { ControlPosition } from '../../protocol/link.js';
 import type { PresentControlEvent, RemixSession, RemixSessionEvents } from '../remix-session.js';
 import type { TemplateFrame } from '../template-frame.js';
-import {
-  type ControlChangeDetail,
-  type ControlErrorDetail,
-  type ControlServices,
-  type StoreSecretFunction,
-  type UploadFunction,
-} from './controls/control-base.js';
+import { type ControlChangeDetail, type ControlErrorDetail, type ControlServices, type StoreSecretFunction, type UploadFunction } from './controls/control-base.js';
 import { renderControl } from './controls/render-control.js';
 import { discardDraft } from './drafts.js';
 import { ControlOverlay, type OpenControl } from './control-overlay.js';
@@ -264,7 +258,8 @@ export class PlatformEditor extends EditorProperties {
     const compact = this.#layout.compact;
     // One shape for both layouts: the stage (which holds the template's iframe) must stay the
     // same element when the layout changes, since moving an iframe reloads it.
-    return html`<div class="editor">${renderBar({
+    return html`<div class="editor">
+      ${renderBar({
         remixing,
         compact,
         full,
@@ -280,19 +275,23 @@ export class PlatformEditor extends EditorProperties {
       })}
       <div class=${compact ? 'body compact' : 'body'} @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
         <div class="stage"></div>
-        ${full
-          ? renderPanel({
-              customization: session?.customization ?? null,
-              loadError: this.#loadError,
-              remixing,
-              renderField: (path, field, type, disabled) => (session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``),
-              focus: this.#panelFocus,
-              scopes: session?.customization ? this.#scopes.pass(session.customization, this.panelOpenFields) : null,
-              sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
-            })
-          : nothing}
+        ${
+          full
+            ? renderPanel({
+                customization: session?.customization ?? null,
+                loadError: this.#loadError,
+                remixing,
+                renderField: (path, field, type, disabled) =>
+                  session ? this.#renderFieldControl(session, path, type, field.name ?? field.key, field.description, disabled) : html``,
+                focus: this.#panelFocus,
+                scopes: session?.customization ? this.#scopes.pass(session.customization, this.panelOpenFields) : null,
+                sheet: compact ? { open: this.#panel.open, close: () => this.closePanel() } : null,
+              })
+            : nothing
+        }
         ${session ? this.#overlay.render() : nothing}
-      </div></div>`;
+      </div>
+    </div>`;
   }
 
   /** Remix or Preview from the bar. In the compact bar the pressed one is hidden: the focus moves to the other. */

@@ -57,7 +57,8 @@ const ICONS: { readonly [Action in FeedAction]: string } = {
 export function checkFeedActions(actions: unknown): readonly FeedAction[] {
   if (!Array.isArray(actions)) throw new PlatformError('INVALID_ARGUMENT', `actions must be a list of ${FEED_ACTIONS.join(', ')}`);
   for (const action of actions) {
-    if (!(FEED_ACTIONS as readonly unknown[]).includes(action)) throw new PlatformError('INVALID_ARGUMENT', `unknown feed action ${JSON.stringify(action)}: use ${FEED_ACTIONS.join(', ')}`);
+    if (!(FEED_ACTIONS as readonly unknown[]).includes(action))
+      throw new PlatformError('INVALID_ARGUMENT', `unknown feed action ${JSON.stringify(action)}: use ${FEED_ACTIONS.join(', ')}`);
   }
   // The feed's own order, once each: a page cannot make two Share buttons.
   return FEED_ACTIONS.filter((action) => actions.includes(action));

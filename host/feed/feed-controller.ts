@@ -193,10 +193,7 @@ export class FeedController {
       },
       options.swipe,
     );
-    this.#door = new GuestDoor(
-      { input: this.#gestures, actions: this.#sheets, identity: this.#identity },
-      (index, error) => emit('error', { index, error }),
-    );
+    this.#door = new GuestDoor({ input: this.#gestures, actions: this.#sheets, identity: this.#identity }, (index, error) => emit('error', { index, error }));
     // After the track in the viewport, under the sheets (z-index): a sheet covers them.
     this.#actions = new FeedActions(
       {
@@ -256,7 +253,10 @@ export class FeedController {
 
   /** Indices of the live items, ascending. */
   get liveIndices(): number[] {
-    return this.#window.lives().map((live) => live.index).sort((a, b) => a - b);
+    return this.#window
+      .lives()
+      .map((live) => live.index)
+      .sort((a, b) => a - b);
   }
 
   /** The feed's own action buttons (the `actions` option). */

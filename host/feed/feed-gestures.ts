@@ -200,10 +200,7 @@ export class FeedGestures {
     const map = (points: readonly ForwardedTouchPoint[]): SwipePoint[] =>
       points.map((point) => {
         const offset = live.screenOffsets.get(point.identifier);
-        const mapped =
-          offset && point.screenX !== undefined && point.screenY !== undefined
-            ? { x: point.screenX + offset.x, y: point.screenY + offset.y }
-            : fromClient(point);
+        const mapped = offset && point.screenX !== undefined && point.screenY !== undefined ? { x: point.screenX + offset.x, y: point.screenY + offset.y } : fromClient(point);
         return { identifier: point.identifier, ...mapped };
       });
     const input: SwipeInput = { type: event.type, touches: map(event.touches), changedTouches: map(event.changedTouches) };
@@ -267,8 +264,7 @@ export class FeedGestures {
     const target = event.target instanceof Element ? event.target : null;
     if (target?.closest('.pk-sheet, .pk-share')) return;
     const rect = this.#host.viewport.getBoundingClientRect();
-    const map = (list: TouchList): SwipePoint[] =>
-      Array.from(list, (touch) => ({ identifier: touch.identifier, x: touch.clientX - rect.left, y: touch.clientY - rect.top }));
+    const map = (list: TouchList): SwipePoint[] => Array.from(list, (touch) => ({ identifier: touch.identifier, x: touch.clientX - rect.left, y: touch.clientY - rect.top }));
     const type = ({ touchstart: 'start', touchmove: 'move', touchend: 'end', touchcancel: 'cancel' } as const)[event.type as 'touchstart'];
     this.#follow('host', { type, touches: map(event.touches), changedTouches: map(event.changedTouches) }, event.timeStamp);
   };

@@ -31,7 +31,6 @@ export interface FeedShareData {
   readonly title?: string;
 }
 
-
 /** Options of {@link FeedController}. */
 export interface FeedControllerOptions {
   /** The element the feed draws in (it fills it). The controller adds its own children only. */
@@ -133,12 +132,7 @@ export function feedSettings(options: FeedControllerOptions): FeedSettings {
     touchRate: options.touchRateLimit ?? DEFAULT_TOUCH_RATE,
     callRate: options.callRateLimit ?? DEFAULT_CALL_RATE,
     loadAhead: options.loadAhead ?? 3,
-    share:
-      options.share === undefined
-        ? typeof navigator !== 'undefined' && typeof navigator.share === 'function'
-          ? (data) => navigator.share(data)
-          : null
-        : options.share,
+    share: options.share === undefined ? (typeof navigator !== 'undefined' && typeof navigator.share === 'function' ? (data) => navigator.share(data) : null) : options.share,
     actions: checkFeedActions(options.actions ?? []),
     actionsRailMinWidth: nonNegative(options.actionsRailMinWidth, 480, 'actionsRailMinWidth'),
   };

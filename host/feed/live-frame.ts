@@ -57,7 +57,11 @@ export interface FrameSource {
 }
 
 /** Gives `live` a new frame loading `src`, with the feed's handlers, permissions and values. */
-export type AttachFrame = (live: LiveFrame, src: string, options: { readonly title?: string | undefined; readonly checkFramable: boolean; readonly values?: ValueOverrides | undefined }) => void;
+export type AttachFrame = (
+  live: LiveFrame,
+  src: string,
+  options: { readonly title?: string | undefined; readonly checkFramable: boolean; readonly values?: ValueOverrides | undefined },
+) => void;
 
 let nextSourceId = 1;
 

@@ -18,7 +18,15 @@
  * (bubbling, composed) with the controller's payload as `detail`.
  */
 import { css, html, LitElement, type PropertyDeclarations, type PropertyValues, type ReactiveController, type ReactiveControllerHost } from 'lit';
-import { FeedController, type FeedAction, type FeedControllerEvents, type FeedControllerOptions, type FeedLoader, type FeedShareData, type GetIdentityToken } from './feed-controller.js';
+import {
+  FeedController,
+  type FeedAction,
+  type FeedControllerEvents,
+  type FeedControllerOptions,
+  type FeedLoader,
+  type FeedShareData,
+  type GetIdentityToken,
+} from './feed-controller.js';
 import { feedDebugItems, type FeedItem } from './feed-items.js';
 import type { PlatformFeedEventMap } from './feed-events.js';
 
@@ -62,9 +70,7 @@ class FeedBinding implements ReactiveController {
     const controller = new FeedController(this.#host.controllerOptions(container));
     this.controller = controller;
     for (const name of PLATFORM_FEED_EVENTS) {
-      this.#unsubscribe.push(
-        controller.on(name, (detail) => this.#host.dispatchEvent(new CustomEvent(`feed-${name}`, { detail, bubbles: true, composed: true }))),
-      );
+      this.#unsubscribe.push(controller.on(name, (detail) => this.#host.dispatchEvent(new CustomEvent(`feed-${name}`, { detail, bubbles: true, composed: true }))));
     }
     // The controller focused its first item while being made, before anyone could listen: tell it now.
     const item = controller.current;

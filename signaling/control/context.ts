@@ -17,7 +17,6 @@ import type { ServicesRouter } from '../services/router.js';
 import { JoinLimiter } from '../store/join-limit.js';
 import type { ShardStore } from '../store/store.js';
 import type { Connection } from './control-socket.js';
-import type { Watchers } from './spectators.js';
 
 /** The part of a Node stream (net.Socket) the fan-out batching uses. */
 export interface CorkableStream {
@@ -33,6 +32,19 @@ export interface PendingPresence {
   readonly except: string | null;
   /** Tick of the presence clock: connections attached later already have it in their `joined` list. */
   readonly at: number;
+}
+
+/** What a hub knows (spectators.ts keeps it; here, where the hub is, so that neither imports the other) of its shard's spectators beyond its own. */
+export interface Watchers {
+  /** Spectators each other node holds, as it last published, and when (a shared store only). */
+  readonly remote: Map<string, { readonly count: number; readonly at: number }>;
+  /** The total last told to this hub's players and spectators. */
+  told: number;
+  /** This node's count as last published (-1: not yet). */
+  published: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Publishes this node's count again while it holds spectators (see WATCHERS_REFRESH_MS). */
+  refresh: ReturnType<typeof setInterval> | undefined;
 }
 
 /** A shard with members on this node: its one store subscription and its local connections. */
@@ -58,7 +70,9 @@ export interface Hub {
 
 /** The counters of {@link SignalingMetrics} that the handlers count. */
 export type Counters = {
-  -readonly [K in 'joins' | 'eventsIn' | 'deliveries' | 'errors' | 'invalidFrames' | 'joinsRateLimited' | 'shardsRateLimited' | 'disconnectedForRefusals' | 'upgradesRefused']: SignalingMetrics[K];
+  -readonly [
+    K in 'joins' | 'eventsIn' | 'deliveries' | 'errors' | 'invalidFrames' | 'joinsRateLimited' | 'shardsRateLimited' | 'disconnectedForRefusals' | 'upgradesRefused'
+  ]: SignalingMetrics[K];
 };
 
 /**

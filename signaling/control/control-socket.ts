@@ -143,4 +143,3 @@ export function controlSocketClass(handlers: ControlSocketHandlers): typeof Cont
     }
   };
 }
-

@@ -118,7 +118,12 @@ export function onClientMessage(ctx: ServerContext, connection: Connection, mess
 }
 
 /** A frame only a joined member may send. */
-function onMemberMessage(ctx: ServerContext, connection: Connection, message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage | FocusMessage | TakeSeatMessage | StateUpdateMessage | StateSyncRequest, now: number): void {
+function onMemberMessage(
+  ctx: ServerContext,
+  connection: Connection,
+  message: IdentifyMessage | UserInfoMessage | InfoRequest | LeaveMessage | FocusMessage | TakeSeatMessage | StateUpdateMessage | StateSyncRequest,
+  now: number,
+): void {
   switch (message.type) {
     case 'identify':
       return onIdentify(ctx, connection, message);

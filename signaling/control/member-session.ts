@@ -51,17 +51,18 @@ export function onClose(ctx: ServerContext, connection: Connection, code: number
   ctx.offline.set(memberKey(connection), connection);
   // The buckets go with the session: a resume anywhere continues from them (SignalingLimits).
   const rateBuckets = bucketLevels(connection, ctx.limits, clock());
-  void ctx.store
-    .update(connection.projectId, connection.shardName, connection.clientId, rateBuckets ? { online: false, rateBuckets } : { online: false })
-    .catch(ctx.storeError);
+  void ctx.store.update(connection.projectId, connection.shardName, connection.clientId, rateBuckets ? { online: false, rateBuckets } : { online: false }).catch(ctx.storeError);
   publishPresence(ctx, connection, { type: 'presence', op: 'remove', clientId: connection.clientId }, connection.clientId);
   // A short visit (a join and a drop within seconds, no event sent: what a shard-spamming loop
   // does) holds its place only briefly, so such joins cannot keep the project's shards taken.
   const shortVisit = connection.lastSeq === 0 && clock() - connection.openedAt < SHORT_VISIT_MS;
   const reconnectGraceMs = ctx.settings.reconnectGraceMs;
-  connection.graceTimer = setTimeout(() => {
-    if (connection.state === 'offline') void finalize(ctx, connection, false);
-  }, shortVisit ? Math.min(reconnectGraceMs, SHORT_VISIT_GRACE_MS) : reconnectGraceMs);
+  connection.graceTimer = setTimeout(
+    () => {
+      if (connection.state === 'offline') void finalize(ctx, connection, false);
+    },
+    shortVisit ? Math.min(reconnectGraceMs, SHORT_VISIT_GRACE_MS) : reconnectGraceMs,
+  );
   connection.graceTimer.unref?.();
 }
 

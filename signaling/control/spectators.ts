@@ -33,26 +33,13 @@
  *   spectator's own state updates are refused as its events are (FORBIDDEN).
  */
 import type { Connection } from './control-socket.js';
-import type { Hub, ServerContext } from './context.js';
+import type { Hub, ServerContext, Watchers } from './context.js';
 import { sendRaw } from './outbox.js';
 
 /** Longest a change of the spectator count waits to be told: changes within it leave as one frame. */
 export const WATCHERS_INTERVAL_MS = 100;
 /** A node with spectators of a shard publishes its count this often (a shared store only); silent three times as long, it is forgotten. */
 export const WATCHERS_REFRESH_MS = 5_000;
-
-/** What a hub knows of its shard's spectators beyond its own. */
-export interface Watchers {
-  /** Spectators each other node holds, as it last published, and when (a shared store only). */
-  readonly remote: Map<string, { readonly count: number; readonly at: number }>;
-  /** The total last told to this hub's players and spectators. */
-  told: number;
-  /** This node's count as last published (-1: not yet). */
-  published: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** Publishes this node's count again while it holds spectators (see WATCHERS_REFRESH_MS). */
-  refresh: ReturnType<typeof setInterval> | undefined;
-}
 
 /** How many spectators watch the hub's shard, as far as this node knows. */
 export function totalWatchers(hub: Hub): number {

@@ -53,7 +53,8 @@ export class ServicesCredentials {
     const token = bearerToken(req);
     // Compare even when the project is unknown, so both failures take the same time.
     const ok = sameSecret(token ?? '', found?.token ?? randomBytes(16).toString('hex'));
-    if (!found || token === undefined || !ok) throw new PlatformError('UNAUTHORIZED', `valid project credentials are required (${PROJECT_ID_HEADER} and authorization: Bearer <projectToken>)`);
+    if (!found || token === undefined || !ok)
+      throw new PlatformError('UNAUTHORIZED', `valid project credentials are required (${PROJECT_ID_HEADER} and authorization: Bearer <projectToken>)`);
     return found.id;
   }
 

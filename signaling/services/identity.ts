@@ -198,7 +198,8 @@ export function checkAttributes(value: unknown): UserAttributes {
   if (entries.length > MAX_ATTRIBUTES) throw new PlatformError('INVALID_ARGUMENT', `at most ${MAX_ATTRIBUTES} attributes`);
   const attributes: Record<string, string> = {};
   for (const [key, item] of entries) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype' || key.length > 64) throw new PlatformError('INVALID_ARGUMENT', `attribute name "${key.slice(0, 64)}" is not allowed`);
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype' || key.length > 64)
+      throw new PlatformError('INVALID_ARGUMENT', `attribute name "${key.slice(0, 64)}" is not allowed`);
     if (typeof item !== 'string' || item.length > MAX_ATTRIBUTE_LENGTH) {
       throw new PlatformError('INVALID_ARGUMENT', `attribute "${key}" must be a string of at most ${MAX_ATTRIBUTE_LENGTH} characters`);
     }

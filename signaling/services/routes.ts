@@ -171,9 +171,8 @@ export async function cdnRoute(parts: ServicesParts, req: IncomingMessage, res: 
 async function serveSigned(parts: ServicesParts, req: IncomingMessage, res: ServerResponse, token: string, query: URLSearchParams): Promise<void> {
   const checked = parts.signer.check(token, parts.now());
   if (!checked.ok) {
-    const message = checked.reason === 'expired'
-      ? `platform-kit: this signed URL expired at ${new Date(checked.expiresAt * 1000).toISOString()}`
-      : 'platform-kit: this signed URL is not valid';
+    const message =
+      checked.reason === 'expired' ? `platform-kit: this signed URL expired at ${new Date(checked.expiresAt * 1000).toISOString()}` : 'platform-kit: this signed URL is not valid';
     const body = JSON.stringify({ error: { name: 'PlatformError', code: checked.reason === 'expired' ? 'TOKEN_EXPIRED' : 'FORBIDDEN', message } });
     res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : body);

@@ -99,7 +99,12 @@ export class FileSecretStore implements SecretStore {
   #mutate(projectId: string, name: string, sealed: string | null): Promise<void> {
     this.#assertOpen();
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ projectId, name, sealed, done: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error('platform-kit: the secret store write failed', { cause: error }))) });
+      this.#pending.push({
+        projectId,
+        name,
+        sealed,
+        done: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error('platform-kit: the secret store write failed', { cause: error }))),
+      });
       this.#flushing ??= this.#flushLoop();
     });
   }

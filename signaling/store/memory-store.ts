@@ -125,12 +125,7 @@ export function createMemoryStore(): ShardStore {
     return true;
   }
 
-  function update(
-    projectId: string,
-    shardName: string,
-    clientId: string,
-    patch: MemberPatch,
-  ): MemberRecord | null {
+  function update(projectId: string, shardName: string, clientId: string, patch: MemberPatch): MemberRecord | null {
     const shard = projects.get(projectId)?.shards.get(shardName);
     const member = shard?.members.get(clientId);
     if (!shard || !member) return null;

@@ -14,8 +14,7 @@ import { PlatformError } from '../../protocol/errors.js';
 import type { Script } from './redis-scripts.js';
 
 /** An UNAVAILABLE error: the caller may retry shortly. */
-export const unavailable = (why: string, cause?: unknown): PlatformError =>
-  new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
+export const unavailable = (why: string, cause?: unknown): PlatformError => new PlatformError('UNAVAILABLE', `${why}; retry shortly`, cause === undefined ? undefined : { cause });
 
 /** ioredis's rejection of a command that outlived `commandTimeout` (its message; it has no code). */
 export function timedOut(error: unknown): boolean {

@@ -82,7 +82,15 @@ export function splitMemberRef(ref: string): [projectId: string, shardName: stri
 
 /** The record from `node` on (the script puts the join order in front). */
 export function encodeTail(node: string, member: MemberRecord): string {
-  return [node, member.online ? '1' : '0', kindField(member.kind, member.state), String(member.connectedAt), member.peerId ?? '', JSON.stringify(member.userId), JSON.stringify(member.userInfo)].join('\n');
+  return [
+    node,
+    member.online ? '1' : '0',
+    kindField(member.kind, member.state),
+    String(member.connectedAt),
+    member.peerId ?? '',
+    JSON.stringify(member.userId),
+    JSON.stringify(member.userInfo),
+  ].join('\n');
 }
 
 /** The `kind` field of a record: the kind, and ':away' for a member away. */

@@ -91,7 +91,9 @@ export class NodeLease {
     const lateMs = wallMs - this.#interval;
     if (lateMs > this.#interval / 2) {
       const cpuMs = (cpu.user - this.#lastTick.cpu.user + cpu.system - this.#lastTick.cpu.system) / 1000;
-      this.redis.log(`platform-kit: node ${this.redis.nodeId} lease renewal late: its timer fired ${Math.round(lateMs)} ms after it was due (lease ${this.leaseMs} ms); the process used ${Math.round((100 * cpuMs) / wallMs)} % of a core meanwhile`);
+      this.redis.log(
+        `platform-kit: node ${this.redis.nodeId} lease renewal late: its timer fired ${Math.round(lateMs)} ms after it was due (lease ${this.leaseMs} ms); the process used ${Math.round((100 * cpuMs) / wallMs)} % of a core meanwhile`,
+      );
     }
     this.#lastTick = { at: now, cpu };
   }
@@ -107,7 +109,11 @@ export class NodeLease {
     const { redis } = this;
     this.#renewing ??= (async () => {
       const sentAt = performance.now();
-      const [status, epoch, cluster] = (await redis.run(SCRIPTS.renew, [this.prefix, redis.nodeId, this.leaseMs, this.epoch, this.#cluster, this.recoveryMs], 'lease')) as [Renewal, string, string];
+      const [status, epoch, cluster] = (await redis.run(SCRIPTS.renew, [this.prefix, redis.nodeId, this.leaseMs, this.epoch, this.#cluster, this.recoveryMs], 'lease')) as [
+        Renewal,
+        string,
+        string,
+      ];
       const tookMs = performance.now() - sentAt;
       if (tookMs > this.leaseMs / 10) redis.log(`platform-kit: node ${redis.nodeId} lease renewal took ${Math.round(tookMs)} ms (lease ${this.leaseMs} ms)`);
       const sincePrevious = this.#lastHeldAt === 0 ? 0 : sentAt - this.#lastHeldAt;
@@ -118,7 +124,9 @@ export class NodeLease {
       this.#until = sentAt + this.leaseMs - Math.max(50, Math.floor(this.leaseMs / 10));
       if (status === 'LAPSED' || status === 'LOST') {
         const gap = status === 'LAPSED' && sincePrevious > 0 ? ` (${Math.round(sincePrevious)} ms since the renewal before)` : '';
-        redis.log(`platform-kit: node ${redis.nodeId} ${status === 'LOST' ? 'found Redis emptied' : 'had lost its lease'}: epoch ${epoch}, putting back ${this.heldCount()} members${gap}`);
+        redis.log(
+          `platform-kit: node ${redis.nodeId} ${status === 'LOST' ? 'found Redis emptied' : 'had lost its lease'}: epoch ${epoch}, putting back ${this.heldCount()} members${gap}`,
+        );
         this.mustRebuild = true;
       }
     })()

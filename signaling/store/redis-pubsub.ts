@@ -25,9 +25,7 @@ type Envelope = ShardBroadcast | GapNotice;
  * does not compile, nor does it in encodeMessage and decodeMessage below.
  */
 const LETTER_OF_KIND: { readonly [Kind in Envelope['kind']]: string } = { event: 'e', presence: 'p', peer: 'r', takeover: 't', watchers: 'w', seat: 's', state: 'y', gap: 'g' };
-const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map(
-  (Object.keys(LETTER_OF_KIND) as Envelope['kind'][]).map((kind) => [LETTER_OF_KIND[kind], kind]),
-);
+const KIND_OF_LETTER: ReadonlyMap<string, Envelope['kind']> = new Map((Object.keys(LETTER_OF_KIND) as Envelope['kind'][]).map((kind) => [LETTER_OF_KIND[kind], kind]));
 
 // Pub/sub envelope: "node\nletter\n…": a header of short fields, then the frame (JSON, no raw newline).
 // The node is empty in a notice a Lua script publishes (redis-scripts.ts `tell`): no node id is empty.
@@ -180,7 +178,8 @@ export class ShardChannels {
     if (message.kind === 'gap') {
       const told = this.#sent.tellBetween(channel, message.fromMs, message.toMs);
       const oldest = this.#sent.oldestMs;
-      if (oldest !== null && oldest > message.fromMs) this.log(`platform-kit: node ${decoded.node} missed ${channel} for longer than this node remembers its events; ${told} senders told`);
+      if (oldest !== null && oldest > message.fromMs)
+        this.log(`platform-kit: node ${decoded.node} missed ${channel} for longer than this node remembers its events; ${told} senders told`);
       return;
     }
     for (const listener of [...set]) listener(message);

@@ -93,7 +93,9 @@ export async function rebuild(context: RebuildContext): Promise<void> {
       if (outcome === 'ADDED') restored++;
     });
   }
-  context.log(`platform-kit: node ${context.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`);
+  context.log(
+    `platform-kit: node ${context.nodeId} re-registered ${restored} of ${items.length} members in Redis${released > 0 ? `; ${released} had lost their place and are placed anew` : ''}`,
+  );
 }
 
 /** The presence `add` that announces a member put back (published by LUA_RESTORE, only if it is). */

@@ -293,7 +293,6 @@ redis.call('SET', key, string.format('%.0f', arrival), 'PX', math.ceil((arrival 
 return 1
 `;
 
-
 /** A script and its SHA-1 (EVALSHA first, EVAL when Redis does not know it). */
 export interface Script {
   readonly lua: string;

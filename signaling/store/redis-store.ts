@@ -145,7 +145,13 @@ class RedisStore implements RedisShardStore {
     this.#log = options.log ?? (() => {});
     const commandTimeoutMs = Math.max(50, Math.min(options.commandTimeoutMs ?? 1_000, Math.floor(this.#leaseMs / 4)));
     this.#redis = new RedisConnection(this.nodeId, commandTimeoutMs, this.#log);
-    this.#lease = new NodeLease(this.#redis, this.#keys.prefix, this.#leaseMs, () => this.#held.size, () => void this.heartbeat());
+    this.#lease = new NodeLease(
+      this.#redis,
+      this.#keys.prefix,
+      this.#leaseMs,
+      () => this.#held.size,
+      () => void this.heartbeat(),
+    );
     this.#channels = new ShardChannels(this.nodeId, this.#log);
     this.state = createRedisStateStore(this.#redis, this.#keys.prefix, this.nodeId, this.#lease, this.#log);
     this.ready = this.#connect(options.redis);
@@ -194,7 +200,16 @@ class RedisStore implements RedisShardStore {
     const tail = value.slice(value.indexOf('\n') + 1);
     const ref = memberRef(projectId, shardName, clientId);
     const shardCapacity = Number(meta.split(':')[0]) || 100;
-    this.#held.set(ref, { projectId, shardName, clientId, order: decoded.order, tail, online: decoded.record.online, meta, capacity: capacity ?? this.#held.get(ref)?.capacity ?? shardCapacity });
+    this.#held.set(ref, {
+      projectId,
+      shardName,
+      clientId,
+      order: decoded.order,
+      tail,
+      online: decoded.record.online,
+      meta,
+      capacity: capacity ?? this.#held.get(ref)?.capacity ?? shardCapacity,
+    });
   }
 
   /** Puts back every member this node holds, through the capacity check (redis-rebuild.ts). */
@@ -214,7 +229,7 @@ class RedisStore implements RedisShardStore {
     // In batches: Redis serves the other nodes (their renewals) between two of them. The script tells each shard
     // (a takeover, so that a stalled node that wakes drops the socket it still holds, and the presence remove):
     // a sweep that ran in Redis is heard even when its answer is lost here (redis-scripts.ts).
-    for (let done = false; !done; ) {
+    for (let done = false; !done;) {
       const reply = (await this.#redis.run(SCRIPTS.sweep, [this.#prefix, dead, force ? '1' : '0', SWEEP_BATCH, this.nodeId])) as string[];
       done = reply.pop() !== '0';
       const freed = new Set<string>();
@@ -305,7 +320,8 @@ class RedisStore implements RedisShardStore {
         if (status === 'FENCED') throw this.#lease.fenced();
         if (status === 'RECOVERING') {
           // Held, not refused: the window is short (see #recoveryMs), and a client's first connect() should not fail for it.
-          if (performance.now() - started > Math.min(this.#lease.recoveryMs, MAX_RECOVERY_WAIT_MS)) throw unavailable('the cluster is putting back its members after Redis lost them');
+          if (performance.now() - started > Math.min(this.#lease.recoveryMs, MAX_RECOVERY_WAIT_MS))
+            throw unavailable('the cluster is putting back its members after Redis lost them');
           await new Promise((resolve) => setTimeout(resolve, 100));
           await this.#lease.ensure();
           attempt--;
@@ -369,7 +385,9 @@ class RedisStore implements RedisShardStore {
   }
   async member(projectId: string, shardName: string, clientId: string): Promise<MemberRecord | null> {
     // Both replies in one round trip (ioredis writes both commands before either answer).
-    const [value, buckets] = await this.#redis.read((redis) => Promise.all([redis.hget(this.#keys.members(projectId, shardName), clientId), redis.hget(this.#keys.buckets(projectId, shardName), clientId)]));
+    const [value, buckets] = await this.#redis.read((redis) =>
+      Promise.all([redis.hget(this.#keys.members(projectId, shardName), clientId), redis.hget(this.#keys.buckets(projectId, shardName), clientId)]),
+    );
     if (value === null) return null;
     const record = decodeRecord(clientId, value).record;
     const rateBuckets = decodeBuckets(buckets);

@@ -74,8 +74,7 @@ export interface JoinRequest {
  * change published between the placement and the listening falls between the two (join.ts).
  */
 export type JoinOutcome =
-  | { readonly ok: true; readonly shardName: string; readonly opened: boolean }
-  | { readonly ok: false; readonly reason: 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
+  { readonly ok: true; readonly shardName: string; readonly opened: boolean } | { readonly ok: false; readonly reason: 'SHARD_FULL' | 'TOO_MANY_SHARDS' | 'CLIENT_ID_TAKEN' };
 
 /** What travels to every node holding members of a shard. */
 export type ShardBroadcast =
@@ -129,12 +128,7 @@ export interface ShardStore {
   /** Removes a member; the shard disappears with its last member. Resolves false when it was not there. */
   leave(projectId: string, shardName: string, clientId: string): Promise<boolean>;
   /** Changes a member's mutable fields; resolves the new record, or null when it is gone. */
-  update(
-    projectId: string,
-    shardName: string,
-    clientId: string,
-    patch: MemberPatch,
-  ): Promise<MemberRecord | null>;
+  update(projectId: string, shardName: string, clientId: string, patch: MemberPatch): Promise<MemberRecord | null>;
   /** One member, or null. */
   member(projectId: string, shardName: string, clientId: string): Promise<MemberRecord | null>;
   /** Every member of a shard (online or within its grace period), in join order. */

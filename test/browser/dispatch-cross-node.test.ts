@@ -55,7 +55,11 @@ describe('Platform.dispatch across signaling nodes sharing a real Redis', functi
   /** Both members list exactly both, the same way; resolves the sorted client ids. */
   async function presenceAgrees(a: Member, b: Member, ids: string[]): Promise<void> {
     const sorted = [...ids].sort();
-    const listed = (m: Member): string[] => m.lastPresence().map((c) => c.clientId).sort();
+    const listed = (m: Member): string[] =>
+      m
+        .lastPresence()
+        .map((c) => c.clientId)
+        .sort();
     await waitUntil(() => listed(a).join() === sorted.join() && listed(b).join() === sorted.join(), 'both presence lists to hold both members');
     expect(a.lastPresence()).to.deep.equal(b.lastPresence());
   }
@@ -75,7 +79,11 @@ describe('Platform.dispatch across signaling nodes sharing a real Redis', functi
     const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'cross-mesh' });
     await presenceAgrees(a, b, [infoA.clientId, infoB.clientId]);
     // The OFFER, ANSWER and candidates went node 1 ↔ Redis ↔ node 2.
-    await waitUntilAsync(async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer', 'the A↔B channel to open', 20_000);
+    await waitUntilAsync(
+      async () => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer',
+      'the A↔B channel to open',
+      20_000,
+    );
 
     await a.command('on', 'ping');
     await b.command('on', 'ping');
@@ -123,6 +131,9 @@ describe('Platform.dispatch across signaling nodes sharing a real Redis', functi
     await infoAgrees(a, b, 'cross-relay', 2);
     await b.command('disconnect');
     await waitUntil(() => a.lastPresence().length === 1, 'A to see B leave');
-    await waitUntilAsync(async () => (await nodesView()).every((view) => view.info.find((shard) => shard.shardName === 'cross-relay')?.numConnectedClients === 1), 'every node to count one member');
+    await waitUntilAsync(
+      async () => (await nodesView()).every((view) => view.info.find((shard) => shard.shardName === 'cross-relay')?.numConnectedClients === 1),
+      'every node to count one member',
+    );
   });
 });

@@ -29,8 +29,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     const infoA = await a.command<{ clientId: string }>('connect', { shardName });
     const infoB = await b.command<{ clientId: string }>('connect', { shardName });
     await b.command('on', 'seq');
-    const bothPeer = async (): Promise<boolean> =>
-      (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
+    const bothPeer = async (): Promise<boolean> => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
     await waitUntilAsync(bothPeer, 'the pair to open', 10_000);
     return { a, b, infoA, infoB };
   }
@@ -150,8 +149,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
       await a.command('delayPresence', 1_500);
       const b = member();
       const infoB = await b.command<{ clientId: string }>('connect', { shardName: `late-${round}` });
-      const bothPeer = async (): Promise<boolean> =>
-        (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
+      const bothPeer = async (): Promise<boolean> => (await a.command<Paths>('paths'))[infoB.clientId] === 'peer' && (await b.command<Paths>('paths'))[infoA.clientId] === 'peer';
       await waitUntilAsync(bothPeer, `pair ${round} to open`, 8_000);
       await b.command('on', 'seq');
       await a.command('emit', 'seq', { round });
@@ -164,10 +162,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     // download after two round trips instead of beside them.
     let loads = 0;
     const load = async () => (await import('peerjs')).Peer;
-    const [a, b] = [
-      createDispatch({ url: server(), projectId: 'demo', loadPeerJs: () => (loads++, load()) }),
-      createDispatch({ url: server(), projectId: 'demo' }),
-    ];
+    const [a, b] = [createDispatch({ url: server(), projectId: 'demo', loadPeerJs: () => (loads++, load()) }), createDispatch({ url: server(), projectId: 'demo' })];
     try {
       const connecting = a.connect({ shardName: 'preload-room' });
       expect(loads).to.equal(1);

@@ -178,7 +178,10 @@ describe('<platform-editor> controls, against a cross-origin template', () => {
 
       const back = await probe.command('setValue', testCase.path, testCase.fromTemplate);
       expect(back.ok, `${testCase.kind}: ${JSON.stringify(back.value)}`).to.equal(true);
-      await waitUntil(() => matches(testCase.shown(controlOf(editor, testCase.path) as Control), testCase.fromTemplate), `the ${testCase.kind} control to show the template's value`);
+      await waitUntil(
+        () => matches(testCase.shown(controlOf(editor, testCase.path) as Control), testCase.fromTemplate),
+        `the ${testCase.kind} control to show the template's value`,
+      );
     }
     // The secret itself never reached the template, the session or anything stored.
     expect(JSON.stringify(probe.reports)).to.not.include('sk-very-secret');

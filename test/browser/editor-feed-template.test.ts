@@ -30,7 +30,10 @@ describe('<platform-editor> with a template written for the feed', () => {
 
     const debug = probe.of('debug').map((line) => String(line['message']));
     // load() did nothing here, and says so once; no forwarded event failed.
-    expect(debug.filter((line) => line.includes('was not delivered to the feed')), debug.join('\n')).to.deep.equal([]);
+    expect(
+      debug.filter((line) => line.includes('was not delivered to the feed')),
+      debug.join('\n'),
+    ).to.deep.equal([]);
     expect(debug.filter((line) => line.includes('load()')).length, debug.join('\n')).to.be.at.most(1);
     await waitUntil(() => editor.session?.remixing === true, 'the editor still remixing');
   });

@@ -16,7 +16,11 @@ async function closed(harness: EditorHarness): Promise<void> {
 
 /** Waits until the template's latest onValueChanged for `path` carried `value`. */
 async function templateNow(probe: EditorHarness['probe'], path: readonly string[], value: unknown): Promise<void> {
-  const last = (): unknown => probe.of('valueChanged').filter((change) => JSON.stringify(change['path']) === JSON.stringify(path)).at(-1)?.['value'];
+  const last = (): unknown =>
+    probe
+      .of('valueChanged')
+      .filter((change) => JSON.stringify(change['path']) === JSON.stringify(path))
+      .at(-1)?.['value'];
   await waitUntil(() => JSON.stringify(last()) === JSON.stringify(value), `the template's latest ${path.join('.')} to be ${JSON.stringify(value)} (is ${JSON.stringify(last())})`);
 }
 

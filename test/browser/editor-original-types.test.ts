@@ -71,7 +71,9 @@ describe('editor: customization types of the original platform', () => {
     inside<HTMLInputElement>(box, '#height').select();
     await sendKeys({ type: '75' });
     await waitUntil(() => JSON.stringify(session.get(['general', 'box'])) === JSON.stringify({ width: 100, height: 75 }), 'height typed');
-    expect(() => session.setValue(['general', 'box'], { width: -1, height: 2 })).to.throw().with.property('code', 'INVALID_VALUE');
+    expect(() => session.setValue(['general', 'box'], { width: -1, height: 2 }))
+      .to.throw()
+      .with.property('code', 'INVALID_VALUE');
   });
 
   it('secret<image>: the image is uploaded, its URL goes to the keystore and only the key path is kept', async () => {
@@ -102,17 +104,32 @@ describe('editor: customization types of the original platform', () => {
     expect(reveal['image']).to.match(/reveal\.png$/);
     expect(reveal['caption']).to.equal('Tap');
     // The template hears [scope, key] and the whole object.
-    await waitUntil(() => probe.of('valueChanged').some((change) => JSON.stringify(change['path']) === '["general","reveal"]' && String((change['value'] as Record<string, unknown>)['image']).endsWith('reveal.png')), 'onValueChanged([general, reveal], whole value)');
+    await waitUntil(
+      () =>
+        probe
+          .of('valueChanged')
+          .some((change) => JSON.stringify(change['path']) === '["general","reveal"]' && String((change['value'] as Record<string, unknown>)['image']).endsWith('reveal.png')),
+      'onValueChanged([general, reveal], whole value)',
+    );
     expect(probe.of('valueChanged').every((change) => (change['path'] as unknown[]).length === 2)).to.equal(true);
 
     const item = await probe.command('presentControl', ['general', 'enemies', '0', 'name']);
     expect(item.ok).to.equal(true);
-    await waitUntil(() => editor.shadowRoot!.querySelector<HTMLElement>('.overlay')?.dataset['path'] === JSON.stringify(['general', 'enemies', '0', 'name']), 'the item field overlay');
+    await waitUntil(
+      () => editor.shadowRoot!.querySelector<HTMLElement>('.overlay')?.dataset['path'] === JSON.stringify(['general', 'enemies', '0', 'name']),
+      'the item field overlay',
+    );
   });
 
   it('a deep path the template never declared is refused with INVALID_PATH and opens nothing', async () => {
     const { editor, probe, errors } = harness;
-    for (const path of [['general', 'reveal', 'nope'], ['general', 'spot', 'z'], ['general', 'enemies', '7', 'name'], ['general', 'nothing'], ['metadata', 'projectId']]) {
+    for (const path of [
+      ['general', 'reveal', 'nope'],
+      ['general', 'spot', 'z'],
+      ['general', 'enemies', '7', 'name'],
+      ['general', 'nothing'],
+      ['metadata', 'projectId'],
+    ]) {
       const reply = await probe.command('presentControl', path);
       expect(reply.ok, path.join('.')).to.equal(false);
       expect((reply.value as { code: string }).code, path.join('.')).to.equal('INVALID_PATH');
@@ -127,15 +144,24 @@ describe('editor: customization types of the original platform', () => {
     expect((session.get(['general', 'reveal']) as Record<string, unknown>)['zoom']).to.equal(3);
     session.setValue(['general', 'enemies', '0', 'strLevel'], 42);
     expect(session.get(['general', 'enemies'])).to.deep.equal([{ name: 'Orc', sprite: '', strLevel: 42 }]);
-    for (const path of [['general', 'reveal', 'nope'], ['general', 'reveal', 'zoom', 'deeper'], ['general', 'enemies', '1', 'name'], ['general', 'enemies', 'first', 'name']]) {
-      expect(() => session.setValue(path, 1), path.join('.')).to.throw().with.property('code', 'INVALID_PATH');
+    for (const path of [
+      ['general', 'reveal', 'nope'],
+      ['general', 'reveal', 'zoom', 'deeper'],
+      ['general', 'enemies', '1', 'name'],
+      ['general', 'enemies', 'first', 'name'],
+    ]) {
+      expect(() => session.setValue(path, 1), path.join('.'))
+        .to.throw()
+        .with.property('code', 'INVALID_PATH');
     }
-    expect(() => session.setValue(['general', 'reveal', 'zoom'], 9)).to.throw().with.property('code', 'INVALID_VALUE');
+    expect(() => session.setValue(['general', 'reveal', 'zoom'], 9))
+      .to.throw()
+      .with.property('code', 'INVALID_VALUE');
     const refused = await harness.probe.command('setValue', ['general', 'reveal', 'nope'], 'x');
     expect((refused.value as { code: string }).code).to.equal('INVALID_PATH');
   });
 
-  it('typing in the template\'s own box: one onSetValue per keystroke, nothing lost, [scope, key] and the whole value heard', async () => {
+  it("typing in the template's own box: one onSetValue per keystroke, nothing lost, [scope, key] and the whole value heard", async () => {
     const { editor, probe } = harness;
     const session = editor.session!;
     const guestSets: string[] = [];

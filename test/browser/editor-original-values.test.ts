@@ -64,10 +64,14 @@ describe('editor: defaults that do not fit their types (issue 24)', () => {
       { id: 1, label: 'Start' },
       { id: 2, label: 'Shop' },
     ]);
-    await templateSaw(probe, ['scene', 'links'], [
-      { id: 1, label: 'Start' },
-      { id: 2, label: 'Shop' },
-    ]);
+    await templateSaw(
+      probe,
+      ['scene', 'links'],
+      [
+        { id: 1, label: 'Start' },
+        { id: 2, label: 'Shop' },
+      ],
+    );
     // The template's own deep edit beside the numeric ids.
     expect((await probe.command('setValue', ['scene', 'links', 1, 'label'], 'Store')).ok).to.equal(true);
     await waitUntil(() => (session.get(['scene', 'links']) as { label: string }[])[1]?.label === 'Store', 'the guest edit accepted');

@@ -46,7 +46,11 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     expect(inFrame(), 'the focus settled in the template').to.equal(true);
   }
   /** The keys the template `tag` reported, without the Shift probes of focusTemplate. */
-  const keysOf = (tag: string): unknown[] => reports.of('key', tag).map((data) => data['key']).filter((key) => key !== 'Shift');
+  const keysOf = (tag: string): unknown[] =>
+    reports
+      .of('key', tag)
+      .map((data) => data['key'])
+      .filter((key) => key !== 'Shift');
 
   it('the wheel over a template moves the feed, once per stream', async () => {
     const feed = mount({ items: templateItems(4) });
@@ -85,12 +89,20 @@ describe('feed: the wheel and keys over a cross-origin template', function () {
     await quiet(controller);
     await sleep(400);
     // A flick of a mouse wheel: ten 120 px ticks.
-    await wheel(feed.at(0.5, 0.5), Array.from({ length: 10 }, () => 120), 40);
+    await wheel(
+      feed.at(0.5, 0.5),
+      Array.from({ length: 10 }, () => 120),
+      40,
+    );
     await reports.waitFor('playback', 'b1');
     await sleep(800);
     expect(controller.index).to.equal(1);
     // A finer wheel: five 40 px ticks.
-    await wheel(feed.at(0.5, 0.5), Array.from({ length: 5 }, () => 40), 40);
+    await wheel(
+      feed.at(0.5, 0.5),
+      Array.from({ length: 5 }, () => 40),
+      40,
+    );
     await reports.waitFor('playback', 'b2');
     await sleep(800);
     expect(controller.index).to.equal(2);

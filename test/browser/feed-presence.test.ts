@@ -53,17 +53,35 @@ describe('feed: presence follows the viewer (here, away)', function () {
     // Before the swipe: p0 here, the preloaded p1 away: listed by nobody but on request.
     await waitUntil(() => stateIn(watcher!.session!.connectedClients, p1) === 'away', 'p1 connected and away at the watcher', 10_000);
     await waitUntil(() => idsOf('p0').join() === sorted(me, p0).join(), 'p0 lists the watcher and itself, not the preloaded p1', 10_000);
-    expect(watcherLists.at(-1)?.map((c) => c.clientId).sort()).to.deep.equal(sorted(me, p0));
+    expect(
+      watcherLists
+        .at(-1)
+        ?.map((c) => c.clientId)
+        .sort(),
+    ).to.deep.equal(sorted(me, p0));
     expect(idsOf('p1')).to.deep.equal(sorted(me, p0), 'the preloaded p1 sees the players here, not itself');
     expect(stateIn((lastOf('presence-all', 'p1')?.['members'] as Member[]) ?? [], p1)).to.equal('away');
     // Its P2P link to p0 got ready while it waited (the watcher relays: mesh false).
-    await waitUntilAsync(async () => ((await reports.command(windowOf(1), 'paths')).value as Record<string, string>)[p0] === 'peer', 'p1’s data channel to p0 open before the swipe', 20_000);
+    await waitUntilAsync(
+      async () => ((await reports.command(windowOf(1), 'paths')).value as Record<string, string>)[p0] === 'peer',
+      'p1’s data channel to p0 open before the swipe',
+      20_000,
+    );
 
     // The swipe: p1 comes into focus, p0 is scrolled past.
     await swipe(feed.at(0.5, 0.8), feed.at(0.5, 0.2));
     await reports.waitFor('playback', 'p1');
     await waitUntil(() => idsOf('p1').join() === sorted(me, p1).join(), 'p1 lists itself and the watcher; p0 scrolled past is away', 10_000);
-    await waitUntil(() => watcherLists.at(-1)?.map((c) => c.clientId).sort().join() === sorted(me, p1).join(), 'the watcher lists p1, not p0', 10_000);
+    await waitUntil(
+      () =>
+        watcherLists
+          .at(-1)
+          ?.map((c) => c.clientId)
+          .sort()
+          .join() === sorted(me, p1).join(),
+      'the watcher lists p1, not p0',
+      10_000,
+    );
     expect(stateIn(watcher.session!.connectedClients, p0)).to.equal('away');
     expect(((await reports.command(windowOf(1), 'paths')).value as Record<string, string>)[p0]).to.equal('peer', 'the link to the away p0 stays up');
 

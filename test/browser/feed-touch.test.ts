@@ -122,10 +122,31 @@ describe('feed: real touches over cross-origin templates (DevTools Protocol)', f
     await quiet(controller);
     await swipe(feed.at(0.9, 0.5), feed.at(0.1, 0.45));
     await touch([
-      { type: 'touchStart', points: [{ ...feed.at(0.4, 0.5), id: 1 }, { ...feed.at(0.6, 0.5), id: 2 }], delayMs: 20 },
+      {
+        type: 'touchStart',
+        points: [
+          { ...feed.at(0.4, 0.5), id: 1 },
+          { ...feed.at(0.6, 0.5), id: 2 },
+        ],
+        delayMs: 20,
+      },
       // Both fingers move up together (no spread: a pinch would zoom the test page itself).
-      { type: 'touchMove', points: [{ ...feed.at(0.4, 0.4), id: 1 }, { ...feed.at(0.6, 0.4), id: 2 }], delayMs: 20 },
-      { type: 'touchMove', points: [{ ...feed.at(0.4, 0.2), id: 1 }, { ...feed.at(0.6, 0.2), id: 2 }], delayMs: 20 },
+      {
+        type: 'touchMove',
+        points: [
+          { ...feed.at(0.4, 0.4), id: 1 },
+          { ...feed.at(0.6, 0.4), id: 2 },
+        ],
+        delayMs: 20,
+      },
+      {
+        type: 'touchMove',
+        points: [
+          { ...feed.at(0.4, 0.2), id: 1 },
+          { ...feed.at(0.6, 0.2), id: 2 },
+        ],
+        delayMs: 20,
+      },
       { type: 'touchEnd', points: [] },
     ]);
     await waitUntil(() => reports.of('touch', 't0').filter((data) => data['type'] === 'touchend').length >= 2, "the template's touchends");

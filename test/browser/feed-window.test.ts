@@ -22,8 +22,12 @@ describe('feed: focus, playback and the live window', function () {
     expect(seen).to.deep.equal([]);
     expect(sdk.isPlaying).to.equal(false);
     expect(() => sdk.navigate('javascript:alert(1)')).to.throw(/only http\(s\) URLs/);
-    expect(() => sdk.present('data:text/html,hi')).to.throw().with.property('code', 'INVALID_ARGUMENT');
-    expect(() => sdk.createRemix({ id: '' })).to.throw().with.property('code', 'INVALID_ARGUMENT');
+    expect(() => sdk.present('data:text/html,hi'))
+      .to.throw()
+      .with.property('code', 'INVALID_ARGUMENT');
+    expect(() => sdk.createRemix({ id: '' }))
+      .to.throw()
+      .with.property('code', 'INVALID_ARGUMENT');
     remove();
     sdk.dispose();
   });
@@ -236,7 +240,11 @@ describe('feed: focus, playback and the live window', function () {
     // And for an item further down the track, after a move.
     controller.next();
     await reports.waitFor('scrolled', 's1');
-    await waitUntil(() => controller.viewport.querySelector('.pk-feed-item[data-index="1"]')!.getBoundingClientRect().top === box.getBoundingClientRect().top, 'the snap', 3_000).catch(() => undefined);
+    await waitUntil(
+      () => controller.viewport.querySelector('.pk-feed-item[data-index="1"]')!.getBoundingClientRect().top === box.getBoundingClientRect().top,
+      'the snap',
+      3_000,
+    ).catch(() => undefined);
     await expectInPlace(1);
   });
 
@@ -311,8 +319,7 @@ describe('feed: focus, playback and the live window', function () {
     expect(controller.index).to.equal(0);
     key('ArrowUp');
     expect(controller.index).to.equal(0);
-    const wheel = (deltaY: number): boolean =>
-      controller.viewport.dispatchEvent(new WheelEvent('wheel', { deltaY, bubbles: true, cancelable: true }));
+    const wheel = (deltaY: number): boolean => controller.viewport.dispatchEvent(new WheelEvent('wheel', { deltaY, bubbles: true, cancelable: true }));
     expect(wheel(20)).to.equal(false); // the feed takes the wheel (default prevented)…
     expect(controller.index).to.equal(0); // …but 20 px is not a step yet
     wheel(30);

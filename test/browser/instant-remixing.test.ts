@@ -89,8 +89,12 @@ describe('instant remixing across a real cross-origin iframe', () => {
     expect((tooLarge.value as { code: string }).code).to.equal('VALUE_TOO_LARGE');
     expect(harness.session.get(['card', 'title'])).to.equal('Hello');
 
-    expect(() => harness.session.setValue(['card', 'color'], 'not a color')).to.throw().with.property('code', 'INVALID_VALUE');
-    expect(() => harness.session.setValue(['card', 'title'], () => 1)).to.throw().with.property('code', 'INVALID_VALUE');
+    expect(() => harness.session.setValue(['card', 'color'], 'not a color'))
+      .to.throw()
+      .with.property('code', 'INVALID_VALUE');
+    expect(() => harness.session.setValue(['card', 'title'], () => 1))
+      .to.throw()
+      .with.property('code', 'INVALID_VALUE');
     const readOnly = await harness.probe.command('setValue', ['metadata', 'projectId'], 'stolen');
     expect((readOnly.value as { code: string }).code).to.equal('INVALID_PATH');
     expect((await harness.probe.command('get', ['metadata', 'projectId'])).value).to.equal('probe-project');

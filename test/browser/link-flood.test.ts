@@ -61,7 +61,11 @@ describe('the host bounds what a guest may send', () => {
     const session = new RemixSession({ customization: CUSTOMIZATION });
     const detach = session.attach(frame);
     const probe = new Probe(() => frame.iframe.contentWindow);
-    cleanups.push(() => probe.dispose(), detach, () => frame.destroy());
+    cleanups.push(
+      () => probe.dispose(),
+      detach,
+      () => frame.destroy(),
+    );
     const unlinked: PlatformError[] = [];
     const errors: PlatformError[] = [];
     const refused: RefusedEvent[] = [];
@@ -86,7 +90,10 @@ describe('the host bounds what a guest may send', () => {
 
     // Liveness, not speed: a blocked page shows gaps of seconds.
     expect(report.maxGapMs, 'longest main-thread gap in ms').to.be.below(500);
-    expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
+    expect(
+      unlinked.map((error) => error.code),
+      JSON.stringify({ done, state: frame.state }),
+    ).to.deep.equal(['RATE_LIMITED']);
     expect(unlinked[0]?.message).to.match(/^platform-kit: /);
     // The existing error path hears it too (the editor reports frame errors from there).
     expect(errors.map((error) => error.code)).to.include('RATE_LIMITED');
@@ -128,8 +135,14 @@ describe('the host bounds what a guest may send', () => {
     const refusedAtOnce = outcomes.filter((outcome) => outcome === 'VALUE_TOO_LARGE').length;
     if (refusedAtOnce < 10) {
       // The guest stopped early: only because the host unlinked it.
-      expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
-      expect(outcomes.slice(0, -1).every((outcome) => outcome === 'VALUE_TOO_LARGE'), outcomes.join()).to.equal(true);
+      expect(
+        unlinked.map((error) => error.code),
+        JSON.stringify({ done, state: frame.state }),
+      ).to.deep.equal(['RATE_LIMITED']);
+      expect(
+        outcomes.slice(0, -1).every((outcome) => outcome === 'VALUE_TOO_LARGE'),
+        outcomes.join(),
+      ).to.equal(true);
       expect(outcomes.at(-1)).to.equal('RATE_LIMITED');
       expect(frame.state).to.equal('unlinked');
     }
@@ -160,9 +173,15 @@ describe('the host bounds what a guest may send', () => {
 
   it('the limits are options of the frame, checked when it is made', () => {
     for (const bad of [0, -1, Number.NaN]) {
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallsPerSecond: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxBytesPerSecond: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
-      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallBytes: bad }), String(bad)).to.throw().with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallsPerSecond: bad }), String(bad))
+        .to.throw()
+        .with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxBytesPerSecond: bad }), String(bad))
+        .to.throw()
+        .with.property('code', 'INVALID_ARGUMENT');
+      expect(() => new TemplateFrame({ src: fixtureUrl('probe'), maxCallBytes: bad }), String(bad))
+        .to.throw()
+        .with.property('code', 'INVALID_ARGUMENT');
     }
   });
 
@@ -171,11 +190,17 @@ describe('the host bounds what a guest may send', () => {
     // The limits come from the options: a flood of 300 calls against a burst of 50.
     const frame = new TemplateFrame({ src: fixtureUrl('flood', { count: 300, chunk: 300 }), container: document.body, maxCallsPerSecond: 10, maxCallsBurst: 50 });
     const probe = new Probe(() => frame.iframe.contentWindow);
-    cleanups.push(() => probe.dispose(), () => frame.destroy());
+    cleanups.push(
+      () => probe.dispose(),
+      () => frame.destroy(),
+    );
     const unlinked: PlatformError[] = [];
     (frame.on as (name: string, listener: (payload: { error: PlatformError }) => void) => () => void)('unlinked', ({ error }) => unlinked.push(error));
     const [done] = await probe.waitFor('done', 1, 20_000);
-    expect(unlinked.map((error) => error.code), JSON.stringify({ done, state: frame.state })).to.deep.equal(['RATE_LIMITED']);
+    expect(
+      unlinked.map((error) => error.code),
+      JSON.stringify({ done, state: frame.state }),
+    ).to.deep.equal(['RATE_LIMITED']);
     // The frame has no setValue handler: the calls it let through were answered UNSUPPORTED.
     const codes = done?.['codes'] as Record<string, number>;
     expect(codes['UNSUPPORTED']).to.be.within(45, 60);
@@ -196,7 +221,10 @@ describe('the host bounds what a guest may send', () => {
     const feedErrors: string[] = [];
     feed.addEventListener('feed-error', (event) => feedErrors.push((event as CustomEvent<{ error: PlatformError }>).detail.error.code));
     document.body.append(editor, feed);
-    cleanups.push(() => editor.remove(), () => feed.remove());
+    cleanups.push(
+      () => editor.remove(),
+      () => feed.remove(),
+    );
     await waitUntil(() => editorErrors.includes('RATE_LIMITED') && feedErrors.includes('RATE_LIMITED'), 'both elements to report RATE_LIMITED', 40_000);
     expect(editor.frame?.state).to.equal('unlinked');
   });

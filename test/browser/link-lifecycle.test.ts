@@ -11,7 +11,11 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
   function openProbe(query: Record<string, string | number> = {}, session = new RemixSession()) {
     const frame = new TemplateFrame({ src: fixtureUrl('probe', query), container: document.body });
     const probe = new Probe(() => frame.iframe.contentWindow);
-    cleanups.push(session.attach(frame), () => frame.destroy(), () => probe.dispose());
+    cleanups.push(
+      session.attach(frame),
+      () => frame.destroy(),
+      () => probe.dispose(),
+    );
     return { frame, probe, session };
   }
 
@@ -84,7 +88,10 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     const iframe = document.createElement('iframe');
     iframe.src = fixtureUrl('probe', { callTimeoutMs: 300 });
     const probe = new Probe(() => iframe.contentWindow);
-    cleanups.push(() => iframe.remove(), () => probe.dispose());
+    cleanups.push(
+      () => iframe.remove(),
+      () => probe.dispose(),
+    );
     const channel = new MessageChannel();
     const onHello = (event: MessageEvent) => {
       if (event.source !== iframe.contentWindow || (event.data as { type?: string })?.type !== 'platform-kit:hello') return;
@@ -103,7 +110,10 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     const iframe = document.createElement('iframe');
     iframe.src = fixtureUrl('probe', { handshakeTimeoutMs: 300 });
     const probe = new Probe(() => iframe.contentWindow);
-    cleanups.push(() => iframe.remove(), () => probe.dispose());
+    cleanups.push(
+      () => iframe.remove(),
+      () => probe.dispose(),
+    );
     document.body.append(iframe);
     await probe.waitFor('loaded');
     expect((await probe.command('get', ['card', 'title'])).value).to.equal('Hello');
@@ -120,7 +130,10 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     const popup = window.open(fixtureUrl('probe'), '_blank');
     expect(popup, 'the popup opened').to.not.equal(null);
     const probe = new Probe(() => popup);
-    cleanups.push(() => popup?.close(), () => probe.dispose());
+    cleanups.push(
+      () => popup?.close(),
+      () => probe.dispose(),
+    );
     await probe.waitFor('loaded');
     expect((await probe.command('get', ['card', 'color'])).value).to.equal('#ff0000');
     expect((await probe.command('setValue', ['card', 'color'], '#00ff00')).ok).to.equal(true);
@@ -131,9 +144,7 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
   });
 
   it('twenty frames on one page never cross-talk', async () => {
-    const opened = Array.from({ length: 20 }, (_, index) =>
-      openProbe({ tag: String(index) }, new RemixSession({ values: { card: { title: `Frame ${index}` } } })),
-    );
+    const opened = Array.from({ length: 20 }, (_, index) => openProbe({ tag: String(index) }, new RemixSession({ values: { card: { title: `Frame ${index}` } } })));
     await Promise.all(opened.map(({ probe }) => probe.waitFor('remixing')));
     const titles = await Promise.all(opened.map(({ probe }) => probe.command('get', ['card', 'title'])));
     expect(titles.map((reply) => reply.value)).to.deep.equal(opened.map((_, index) => `Frame ${index}`));
@@ -145,7 +156,10 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     await sleep(50);
     opened.forEach(({ probe }, index) => {
       const changes = probe.of('valueChanged');
-      expect(changes.map((change) => change['value']), `frame ${index}`).to.deep.equal(index === 7 ? [7, 'Only seven'] : [index]);
+      expect(
+        changes.map((change) => change['value']),
+        `frame ${index}`,
+      ).to.deep.equal(index === 7 ? [7, 'Only seven'] : [index]);
     });
     for (const { frame } of opened) expect(frame.refusedCount).to.equal(0);
   });
@@ -155,7 +169,11 @@ describe('link lifecycle: reloads, timeouts, standalone, many frames', () => {
     document.body.append(iframe);
     const frame = new TemplateFrame({ src: fixtureUrl('probe'), iframe, allow: 'camera; microphone' });
     const probe = new Probe(() => iframe.contentWindow);
-    cleanups.push(new RemixSession().attach(frame), () => probe.dispose(), () => iframe.remove());
+    cleanups.push(
+      new RemixSession().attach(frame),
+      () => probe.dispose(),
+      () => iframe.remove(),
+    );
     await probe.waitFor('remixing');
     expect(frame.iframe).to.equal(iframe);
     expect(iframe.getAttribute('allow')).to.equal('camera; microphone');

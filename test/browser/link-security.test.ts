@@ -73,8 +73,12 @@ describe('the link refuses hostile frames', () => {
     cleanups.push(() => frame.destroy());
     await frame.whenLinked();
     expect(frame.refusedCount).to.equal(0);
-    expect(() => new TemplateFrame({ src: fixtureUrl('probe'), allowedOrigins: ['*'] })).to.throw().with.property('code', 'INVALID_ARGUMENT');
-    expect(() => new TemplateFrame({ src: 'javascript:alert(1)' })).to.throw().with.property('code', 'INVALID_ARGUMENT');
+    expect(() => new TemplateFrame({ src: fixtureUrl('probe'), allowedOrigins: ['*'] }))
+      .to.throw()
+      .with.property('code', 'INVALID_ARGUMENT');
+    expect(() => new TemplateFrame({ src: 'javascript:alert(1)' }))
+      .to.throw()
+      .with.property('code', 'INVALID_ARGUMENT');
   });
 
   it('a second iframe cannot speak for the first', async () => {
@@ -89,7 +93,10 @@ describe('the link refuses hostile frames', () => {
     impostor.src = fixtureUrl('impostor');
     const impostorProbe = new Probe(() => impostor.contentWindow);
     document.body.append(impostor);
-    cleanups.push(() => impostor.remove(), () => impostorProbe.dispose());
+    cleanups.push(
+      () => impostor.remove(),
+      () => impostorProbe.dispose(),
+    );
     const [report] = await impostorProbe.waitFor('impostor');
     expect(report).to.deep.equal({ welcomes: 0 });
     expect(links).to.deep.equal([false]);
@@ -101,7 +108,10 @@ describe('the link refuses hostile frames', () => {
     const iframe = document.createElement('iframe');
     iframe.src = fixtureUrl('probe');
     const probe = new Probe(() => iframe.contentWindow);
-    cleanups.push(() => iframe.remove(), () => probe.dispose());
+    cleanups.push(
+      () => iframe.remove(),
+      () => probe.dispose(),
+    );
     const channel = new MessageChannel();
     const replies: Record<string, { ok: boolean; error?: { code: string } }> = {};
     channel.port1.onmessage = (event: MessageEvent) => {

@@ -81,7 +81,9 @@ describe('templates of the original platform, with only the import changed', () 
       same: true,
       title: 'Inbox',
     });
-    expect((await harness.probe.command('outcome')).value).to.have.property('uncaught').that.deep.equals([]);
+    expect((await harness.probe.command('outcome')).value)
+      .to.have.property('uncaught')
+      .that.deep.equals([]);
   });
 
   it('before any notification the getters tell: not remixing, no attributes, no active path', async () => {

@@ -26,10 +26,16 @@ describe('RemixSession refuses paths the template never declared', () => {
     const session = new RemixSession({ customization: CUSTOMIZATION });
     const heard: unknown[] = [];
     session.on('valuechange', (event) => heard.push(event));
-    const paths: string[][] = [['other', 'title'], ['card', 'subtitle'], ['other', 'title', 'deep']];
+    const paths: string[][] = [
+      ['other', 'title'],
+      ['card', 'subtitle'],
+      ['other', 'title', 'deep'],
+    ];
     for (const name of PROTOTYPE_NAMES) paths.push([name, 'title'], ['card', name], ['extra', name]);
     for (const path of paths) {
-      expect(() => session.setValue(path, 'x'), path.join('.')).to.throw().with.property('code', 'INVALID_PATH');
+      expect(() => session.setValue(path, 'x'), path.join('.'))
+        .to.throw()
+        .with.property('code', 'INVALID_PATH');
     }
     expect(heard).to.deep.equal([]);
     expect(Object.keys(session.overrides)).to.deep.equal([]);
@@ -48,11 +54,19 @@ describe('RemixSession refuses paths the template never declared', () => {
   it('prototype-named scopes and keys are refused even before the customization is known, also in the starting values', () => {
     const session = new RemixSession();
     for (const name of ['toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf']) {
-      expect(() => session.setValue([name, 'x'], 1), name).to.throw().with.property('code', 'INVALID_PATH');
-      expect(() => session.setValue(['card', name], 1), name).to.throw().with.property('code', 'INVALID_PATH');
+      expect(() => session.setValue([name, 'x'], 1), name)
+        .to.throw()
+        .with.property('code', 'INVALID_PATH');
+      expect(() => session.setValue(['card', name], 1), name)
+        .to.throw()
+        .with.property('code', 'INVALID_PATH');
     }
-    expect(() => new RemixSession({ values: { card: { hasOwnProperty: 'x' } } })).to.throw().with.property('code', 'INVALID_PATH');
-    expect(() => new RemixSession({ values: JSON.parse('{"toString": {"x": 1}}') as never })).to.throw().with.property('code', 'INVALID_PATH');
+    expect(() => new RemixSession({ values: { card: { hasOwnProperty: 'x' } } }))
+      .to.throw()
+      .with.property('code', 'INVALID_PATH');
+    expect(() => new RemixSession({ values: JSON.parse('{"toString": {"x": 1}}') as never }))
+      .to.throw()
+      .with.property('code', 'INVALID_PATH');
     expect(Object.keys(session.overrides)).to.deep.equal([]);
   });
 
@@ -60,7 +74,11 @@ describe('RemixSession refuses paths the template never declared', () => {
     const frame = new TemplateFrame({ src: fixtureUrl('hostile-paths'), container: document.body });
     const session = new RemixSession({ customization: CUSTOMIZATION });
     const probe = new Probe(() => frame.iframe.contentWindow);
-    cleanups.push(() => probe.dispose(), session.attach(frame), () => frame.destroy());
+    cleanups.push(
+      () => probe.dispose(),
+      session.attach(frame),
+      () => frame.destroy(),
+    );
     const heard: unknown[] = [];
     session.on('valuechange', (event) => heard.push(event));
     const [report] = await probe.waitFor('paths');

@@ -131,7 +131,10 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     await page.keyboard.press('Escape');
 
     // A color too, from the side panel.
-    await page.locator('platform-editor .panel [data-path=\'["card","background"]\'] input[type="text"], platform-editor .panel [data-path=\'["card","background"]\'] input:not([type])').first().fill('#a5d8ff');
+    await page
+      .locator('platform-editor .panel [data-path=\'["card","background"]\'] input[type="text"], platform-editor .panel [data-path=\'["card","background"]\'] input:not([type])')
+      .first()
+      .fill('#a5d8ff');
     await template.waitForFunction(() => document.querySelector<HTMLElement>('.card')!.style.getPropertyValue('--background') === '#a5d8ff');
 
     // Finish publishes the remix and opens the feed on it.
@@ -153,7 +156,9 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     const again = await templateFrame(later, `remix=${published}`);
     await again.waitForFunction((wanted) => document.querySelector('h1')!.textContent === wanted, title, { timeout: 15_000 });
     // And the template itself is unchanged further down the feed.
-    const feed = (await fetch(`${rig.demo.url.replace('localhost', '127.0.0.1')}/demo-api/feed`).then((response) => response.json())) as { remixes: { id: string; values: unknown }[] };
+    const feed = (await fetch(`${rig.demo.url.replace('localhost', '127.0.0.1')}/demo-api/feed`).then((response) => response.json())) as {
+      remixes: { id: string; values: unknown }[];
+    };
     assert.deepEqual(feed.remixes.find((remix) => remix.id === published)?.values, { card: { title, background: '#a5d8ff' } });
   });
 
@@ -185,10 +190,14 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     await Promise.all([alice.goto(url), bob.goto(url)]);
     for (const page of [alice, bob]) await page.waitForFunction(() => document.body.dataset['players'] === '2', undefined, { timeout: 20_000 });
     for (const page of [alice, bob]) {
-      await page.waitForFunction(() => {
-        const colors = [...document.querySelectorAll<HTMLElement>('.players .dot')].map((dot) => dot.style.background);
-        return colors.length === 2 && colors[0] !== colors[1];
-      }, undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => {
+          const colors = [...document.querySelectorAll<HTMLElement>('.players .dot')].map((dot) => dot.style.background);
+          return colors.length === 2 && colors[0] !== colors[1];
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
     }
     const nameOf = async (page: Page): Promise<string> => (await page.locator('.status').textContent())!.replace(/^you are /, '');
     const [aliceName, bobName] = [await nameOf(alice), await nameOf(bob)];
@@ -279,7 +288,10 @@ describe('the demo, end to end', { timeout: 120_000 }, () => {
     await page.waitForFunction(() => document.body.dataset['state'] === 'open', undefined, { timeout: 15_000 });
     assert.equal(await page.locator('.opened').textContent(), 'The remixed vault (a remix: its values reached the backend)');
     // A header the browser makes up itself is not the platform's: ignored.
-    const forged = (await fetch(`${rig.demo.templateOrigin}/templates/vault/api/open`, { headers: { 'x-platform-vcc': 'v1.e30.AAAA' } }).then((response) => response.json())) as { label: string; remix: boolean };
+    const forged = (await fetch(`${rig.demo.templateOrigin}/templates/vault/api/open`, { headers: { 'x-platform-vcc': 'v1.e30.AAAA' } }).then((response) => response.json())) as {
+      label: string;
+      remix: boolean;
+    };
     assert.deepEqual([forged.label, forged.remix], ["Captain's treasure", false]);
   });
 

@@ -157,7 +157,10 @@ describe('the demo editors on a phone', { timeout: 120_000 }, () => {
       const covered = await seen();
       assert.ok(covered.sheet.bottom <= covered.visibleBottom + 1, `the sheet's bottom is in sight: ${JSON.stringify(covered)}`);
       assert.ok(covered.sheet.top >= covered.visibleTop - 1, `so is its top: ${JSON.stringify(covered)}`);
-      assert.ok(covered.field && covered.field.top >= covered.visibleTop - 1 && covered.field.bottom <= covered.visibleBottom + 1, `the focused field is in sight: ${JSON.stringify(covered)}`);
+      assert.ok(
+        covered.field && covered.field.top >= covered.visibleTop - 1 && covered.field.bottom <= covered.visibleBottom + 1,
+        `the focused field is in sight: ${JSON.stringify(covered)}`,
+      );
       await screenshot(page, 'editor-phone-covered');
     } finally {
       await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 1 });

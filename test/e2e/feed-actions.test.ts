@@ -61,7 +61,8 @@ async function keyParts(frame: Frame, template: string): Promise<Box[]> {
         range.selectNodeContents(element);
         const rects = whole ? [element.getBoundingClientRect()] : [...range.getClientRects()];
         for (const rect of rects) {
-          if (rect.width > 0 && rect.height > 0) found.push({ x: rect.left, y: rect.top, width: rect.width, height: rect.height, what: `${selector} "${(element.textContent ?? '').trim().slice(0, 30)}"` });
+          if (rect.width > 0 && rect.height > 0)
+            found.push({ x: rect.left, y: rect.top, width: rect.width, height: rect.height, what: `${selector} "${(element.textContent ?? '').trim().slice(0, 30)}"` });
         }
       }
     }
@@ -87,7 +88,8 @@ async function openOn(page: Page, url: string, template: string, expectInsets: b
   const frame = await templateFrame(page, `/templates/${template}/`);
   await frame.waitForFunction(() => document.documentElement.dataset['playing'] === 'true', undefined, { timeout: 15_000 });
   const told = await frame.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--platform-feed-inset-right'));
-  if (expectInsets) await frame.waitForFunction(() => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--platform-feed-inset-right')) > 0, undefined, { timeout: 10_000 });
+  if (expectInsets)
+    await frame.waitForFunction(() => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--platform-feed-inset-right')) > 0, undefined, { timeout: 10_000 });
   else assert.equal(told, '', `${template} is told nothing beside a rail`);
   // The snap and the template's own layout after the insets: two frames and a little.
   await page.waitForTimeout(400);
@@ -151,7 +153,12 @@ describe("the feed's Remix and Share in the demo, and the viewer's identity", { 
     const viewer = await frame.locator('.viewer').textContent();
     assert.match(viewer ?? '', /^opened by Guest \d{4}$/);
     // The same browser (its cookie) is the same guest: the name the page's backend vouched for.
-    const token = (await (await context.request.get(`${rig.demo.url}/demo-api/identity-token`)).json()) as { userToken: string; presumedRole: string; presumedAttributes: { username: string }; expiresAt: number };
+    const token = (await (await context.request.get(`${rig.demo.url}/demo-api/identity-token`)).json()) as {
+      userToken: string;
+      presumedRole: string;
+      presumedAttributes: { username: string };
+      expiresAt: number;
+    };
     assert.equal(viewer, `opened by ${token.presumedAttributes.username}`);
     assert.equal(token.presumedRole, 'user');
     assert.ok(token.expiresAt > Date.now(), 'the token has not expired');

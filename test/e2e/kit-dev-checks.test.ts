@@ -154,7 +154,9 @@ describe('platform-kit dev: each check fails for the template that earns it', { 
     await feedToNeighbour(page, 'sample');
     // Longer than the focus check's grace and the probe's last look under the insets.
     await page.waitForTimeout(4_000);
-    const states = Object.fromEntries(await Promise.all((['ready', 'load', 'focus', 'insets', 'longtask', 'bundle'] as const).map(async (name) => [name, await check(page, name)] as const)));
+    const states = Object.fromEntries(
+      await Promise.all((['ready', 'load', 'focus', 'insets', 'longtask', 'bundle'] as const).map(async (name) => [name, await check(page, name)] as const)),
+    );
     for (const [name, { state, text }] of Object.entries(states)) {
       // A busy machine (load averages of 30 were seen) makes long tasks of its own: the sample may
       // show one, but never one as long as the long-task fixture's 600 ms of work.
@@ -210,7 +212,10 @@ describe('platform-kit dev: each check fails for the template that earns it', { 
     let answer: Response | undefined;
     let connectedBeforeReady = false;
     let ready = false;
-    void starting.then(() => (ready = true), () => undefined);
+    void starting.then(
+      () => (ready = true),
+      () => undefined,
+    );
     const deadline = Date.now() + 30_000;
     while (!answer && Date.now() < deadline) {
       const wasReady = ready;

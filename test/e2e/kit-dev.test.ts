@@ -56,7 +56,13 @@ async function frameNamed(page: Page, name: string): Promise<Frame> {
   for (;;) {
     const frame = page.frames().find((candidate) => new URL(candidate.url() || 'about:blank').searchParams.get('pkdev') === name);
     if (frame) return frame;
-    assert.ok(Date.now() < deadline, `no frame pkdev=${name} in ${page.frames().map((f) => f.url()).join(', ')}`);
+    assert.ok(
+      Date.now() < deadline,
+      `no frame pkdev=${name} in ${page
+        .frames()
+        .map((f) => f.url())
+        .join(', ')}`,
+    );
     await page.waitForTimeout(100);
   }
 }
@@ -105,9 +111,12 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
     assert.equal(pkg.devDependencies['typescript'], kit.devDependencies['typescript']);
     const typecheck = await run('npm', ['run', 'typecheck'], { cwd: app }).catch((error: unknown) => error as { code: number; stdout: string; stderr: string });
     assert.ok(!('code' in typecheck && typecheck.code !== 0), `npm run typecheck in a fresh project: ${JSON.stringify(typecheck)}`);
-    for (const file of ['vite.config.ts', 'tsconfig.json', '.gitignore', '.platform/customization/card.json', 'src/main.ts', 'index.html']) assert.ok(existsSync(join(app, file)), file);
+    for (const file of ['vite.config.ts', 'tsconfig.json', '.gitignore', '.platform/customization/card.json', 'src/main.ts', 'index.html'])
+      assert.ok(existsSync(join(app, file)), file);
     assert.match(await readFile(join(app, 'src/main.ts'), 'utf8'), /ready\(\)\.then\(render\)[\s\S]*feed\.load\(\)/);
-    const refused = await run(process.execPath, [join(app, 'node_modules/platform-kit/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work }).catch((error: unknown) => error as { code: number; stderr: string });
+    const refused = await run(process.execPath, [join(app, 'node_modules/platform-kit/dist/cli/kit-bin.js'), 'create', 'app'], { cwd: work }).catch(
+      (error: unknown) => error as { code: number; stderr: string },
+    );
     assert.ok('code' in refused && refused.code === 1 && /not empty.*INVALID_ARGUMENT/.test(refused.stderr), `create over a project: ${JSON.stringify(refused)}`);
   });
 
@@ -160,15 +169,16 @@ describe('platform-kit create + dev, from the packed kit', { timeout: 240_000 },
     await page.keyboard.press('ArrowDown');
     await page.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => /focus 2/.test(li.textContent ?? '')), undefined, { timeout: 10_000 });
     // The remix item: the template's URL again, with the published values.
-    await page.waitForFunction(
-      () => [...document.querySelectorAll('#log li')].some((li) => /published Remix 1/.test(li.textContent ?? '')),
-      undefined,
-      { timeout: 5_000 },
-    );
+    await page.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => /published Remix 1/.test(li.textContent ?? '')), undefined, { timeout: 5_000 });
     const deadline = Date.now() + 15_000;
     let titles: string[] = [];
     while (Date.now() < deadline) {
-      titles = await Promise.all(page.frames().filter((frame) => frame.url().includes('pkdev=feed')).map((frame) => frame.evaluate(() => document.querySelector('h1')?.textContent ?? '').catch(() => '')));
+      titles = await Promise.all(
+        page
+          .frames()
+          .filter((frame) => frame.url().includes('pkdev=feed'))
+          .map((frame) => frame.evaluate(() => document.querySelector('h1')?.textContent ?? '').catch(() => '')),
+      );
       if (titles.includes('My remix')) break;
       await page.waitForTimeout(200);
     }

@@ -35,10 +35,20 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
     for (const { console: lines } of [feed, editor]) assert.ok(!lines.some((line) => line.includes('Lit is in dev mode')), lines.join('\n'));
     const plain = await open('/plain.html', false);
     await plain.page.waitForFunction(() => document.querySelector('#status')?.textContent !== 'linking…', undefined, { timeout: 30_000 });
-    const litModules = await plain.page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\/(lit|lit-html|lit-element|@lit)[/_.]/.test(name)));
+    const litModules = await plain.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((entry) => entry.name)
+        .filter((name) => /\/(lit|lit-html|lit-element|@lit)[/_.]/.test(name)),
+    );
     assert.deepEqual(litModules, []);
     // The check itself can see Lit: the editor page loads it.
-    const editorModules = await editor.page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\/(lit|lit-html|lit-element|@lit)[/_.]/.test(name)));
+    const editorModules = await editor.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((entry) => entry.name)
+        .filter((name) => /\/(lit|lit-html|lit-element|@lit)[/_.]/.test(name)),
+    );
     assert.ok(editorModules.length > 0);
   });
 
@@ -51,7 +61,9 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
     assert.equal(await vault.locator('.treasure').isVisible(), false);
     await page.evaluate(async () => {
       const editor = document.querySelector('platform-editor') as unknown as { session: { setValue(path: string[], value: unknown): void }; setRemixing(on: boolean): void };
-      const stored = (await (await fetch('/demo-api/secrets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: 'edited secret' }) })).json()) as { keyPath: string };
+      const stored = (await (
+        await fetch('/demo-api/secrets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: 'edited secret' }) })
+      ).json()) as { keyPath: string };
       editor.session.setValue(['vault', 'label'], 'Renamed in the editor');
       editor.session.setValue(['vault', 'apiKey'], stored.keyPath);
       editor.setRemixing(false);
@@ -100,7 +112,9 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
       });
     await fail();
     assert.equal(await status.textContent(), 'a color is #rrggbb');
-    await page.evaluate(() => (document.querySelector('platform-editor') as unknown as { session: { setValue(path: string[], value: unknown): void } }).session.setValue(['card', 'background'], '#336699'));
+    await page.evaluate(() =>
+      (document.querySelector('platform-editor') as unknown as { session: { setValue(path: string[], value: unknown): void } }).session.setValue(['card', 'background'], '#336699'),
+    );
     await page.waitForFunction(() => !document.querySelector('.top .status')?.hasAttribute('data-error'));
     assert.match((await status.textContent()) ?? '', /^Remixing/);
     await fail();
@@ -134,7 +148,11 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
     for (const path of ['/', '/editor.html?template=greeting', '/dashboard.html']) {
       const { page } = await open(path, true);
       await page.waitForSelector('.top nav');
-      const lines = await page.evaluate(() => [...document.querySelectorAll('.top .brand, .top nav a')].map((element) => `${element.textContent}: ${element.getClientRects().length} line(s), ${Math.round(element.getBoundingClientRect().height)} px`));
+      const lines = await page.evaluate(() =>
+        [...document.querySelectorAll('.top .brand, .top nav a')].map(
+          (element) => `${element.textContent}: ${element.getClientRects().length} line(s), ${Math.round(element.getBoundingClientRect().height)} px`,
+        ),
+      );
       for (const line of lines) assert.match(line, /: 1 line\(s\), (1\d|2\d) px$/, `${path}: ${lines.join('; ')}`);
       await page.context().close();
     }
@@ -194,7 +212,10 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
             return [{ path: element.dataset['path'], left: rect.left - grow, top: rect.top - grow, right: rect.right + grow, bottom: rect.bottom + grow }];
           });
           return boxes.flatMap((a, i) =>
-            boxes.slice(i + 1).filter((b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5).map((b) => `${a.path} × ${b.path}`),
+            boxes
+              .slice(i + 1)
+              .filter((b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5)
+              .map((b) => `${a.path} × ${b.path}`),
           );
         });
         assert.deepEqual(crossed, [], `${template}: outlines that cross`);
@@ -210,7 +231,8 @@ describe('the demo as a newcomer meets it', { timeout: 180_000 }, () => {
           for (let root = roots.pop(); root; root = roots.pop()) {
             for (const element of root.querySelectorAll('*')) {
               const rect = element.getBoundingClientRect();
-              if (rect.width > 0 && (rect.left < left - 0.5 || rect.right > right + 0.5)) found.push(`${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} ${rect.left}–${rect.right}`);
+              if (rect.width > 0 && (rect.left < left - 0.5 || rect.right > right + 0.5))
+                found.push(`${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} ${rect.left}–${rect.right}`);
               if (element.shadowRoot) roots.push(element.shadowRoot);
             }
           }

@@ -84,7 +84,6 @@ async function pageSamples(path: string, title: string): Promise<string[]> {
   return [...pageSection(await page(path), path, title).matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 }
 
-
 /** A Vite logger that keeps warnings and errors for the assertion messages. */
 function keptLogger(): { logger: Logger; lines: string[] } {
   const logger = createLogger('warn');
@@ -160,10 +159,12 @@ async function settledAt(page: Page, frame: Frame, timeoutMs = 10_000): Promise<
 
 /** The template's title once it is `text` (its `<h1>`). */
 async function waitForTitle(frame: Frame, text: string, what: string): Promise<void> {
-  await frame.waitForFunction((wanted) => document.querySelector('h1')?.textContent === wanted, text, { timeout: 15_000 }).catch(async (error: unknown) => {
-    const seen = await frame.evaluate(() => document.querySelector('h1')?.textContent).catch(() => '(frame gone)');
-    throw new Error(`${what}: the template's <h1> is ${JSON.stringify(seen)}, not ${JSON.stringify(text)} (${String(error)})`);
-  });
+  await frame
+    .waitForFunction((wanted) => document.querySelector('h1')?.textContent === wanted, text, { timeout: 15_000 })
+    .catch(async (error: unknown) => {
+      const seen = await frame.evaluate(() => document.querySelector('h1')?.textContent).catch(() => '(frame gone)');
+      throw new Error(`${what}: the template's <h1> is ${JSON.stringify(seen)}, not ${JSON.stringify(text)} (${String(error)})`);
+    });
 }
 
 describe("the docs' template, as a newcomer writes it", { timeout: 110_000 }, () => {
@@ -218,7 +219,10 @@ describe("the docs' template, as a newcomer writes it", { timeout: 110_000 }, ()
     );
     await writeFile(join(template, 'src/main.ts'), readme.main);
     await writeFile(join(template, 'tsconfig.json'), readme.tsconfig);
-    await writeFile(join(template, 'vite.config.ts'), "import { defineConfig } from 'vite';\nimport { platformKit } from 'platform-kit/vite';\n\nexport default defineConfig({ plugins: [platformKit()] });\n");
+    await writeFile(
+      join(template, 'vite.config.ts'),
+      "import { defineConfig } from 'vite';\nimport { platformKit } from 'platform-kit/vite';\n\nexport default defineConfig({ plugins: [platformKit()] });\n",
+    );
 
     const { logger, lines } = keptLogger();
     await build({ root: template, logLevel: 'warn', customLogger: logger });
@@ -297,12 +301,23 @@ document.body.append(editor);
 `,
     );
     const { logger, lines } = keptLogger();
-    await build({ root: host, configFile: false, logLevel: 'warn', customLogger: logger, build: { rollupOptions: { input: [join(host, 'index.html'), join(host, 'editor.html')] } } });
+    await build({
+      root: host,
+      configFile: false,
+      logLevel: 'warn',
+      customLogger: logger,
+      build: { rollupOptions: { input: [join(host, 'index.html'), join(host, 'editor.html')] } },
+    });
     assert.deepEqual(lines, [], 'the host build warned');
 
     // Two origins: the template on 127.0.0.1, the host pages on localhost.
     const serve = async (root: string, configFile?: false): Promise<string> => {
-      const server = await preview({ root, logLevel: 'warn', ...(configFile === false ? { configFile } : {}), preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false } });
+      const server = await preview({
+        root,
+        logLevel: 'warn',
+        ...(configFile === false ? { configFile } : {}),
+        preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+      });
       servers.push(server);
       const address = server.httpServer.address();
       assert.ok(address && typeof address === 'object', 'the preview server listens');
@@ -343,7 +358,13 @@ document.body.append(editor);
         await editor.goto(`${hostUrl}editor.html?template=${encodeURIComponent(templateUrl)}`);
         await editor.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 15_000 });
         const frame = editor.frames().find((candidate) => candidate.url().startsWith(templateUrl));
-        assert.ok(frame, `the editor frames the template (${editor.frames().map((candidate) => candidate.url()).join(', ')})`);
+        assert.ok(
+          frame,
+          `the editor frames the template (${editor
+            .frames()
+            .map((candidate) => candidate.url())
+            .join(', ')})`,
+        );
         await waitForTitle(frame, builtTitle, `${device} editor`);
         // onSetRemixing(true): the sample marks its title editable.
         await frame.waitForFunction(() => document.querySelector('h1')?.classList.contains('editable'), undefined, { timeout: 10_000 });
@@ -356,7 +377,7 @@ document.body.append(editor);
           await frame.locator('h1').click();
         }
         await overlay.waitFor({ state: 'visible', timeout: 10_000 });
-        assert.equal(await editor.evaluate(() => document.body.dataset['open']), JSON.stringify(['card', 'title']), 'the title\'s control opened');
+        assert.equal(await editor.evaluate(() => document.body.dataset['open']), JSON.stringify(['card', 'title']), "the title's control opened");
         await overlay.getByText('Title', { exact: true }).first().waitFor({ state: 'visible', timeout: 5_000 });
         const wanted = `My own card, ${device}`;
         const input = overlay.locator('input').first();
@@ -373,10 +394,12 @@ document.body.append(editor);
         watch(feed);
         feed.setDefaultTimeout(15_000);
         await feed.goto(`${hostUrl}?template=${encodeURIComponent(templateUrl)}`);
-        await feed.waitForFunction(() => document.querySelector('platform-feed')?.controller?.statusAt(0) === 'loaded', undefined, { timeout: 15_000 }).catch(async (error: unknown) => {
-          const status = await feed.evaluate(() => document.querySelector('platform-feed')?.controller?.statusAt(0));
-          throw new Error(`${device}: the feed's first item is ${String(status)}, not loaded: the template did not call load()? (${String(error)})`);
-        });
+        await feed
+          .waitForFunction(() => document.querySelector('platform-feed')?.controller?.statusAt(0) === 'loaded', undefined, { timeout: 15_000 })
+          .catch(async (error: unknown) => {
+            const status = await feed.evaluate(() => document.querySelector('platform-feed')?.controller?.statusAt(0));
+            throw new Error(`${device}: the feed's first item is ${String(status)}, not loaded: the template did not call load()? (${String(error)})`);
+          });
         const first = await feedItemFrame(feed, 0);
         await waitForTitle(first, builtTitle, `${device} feed, the template`);
         assert.equal(await feed.evaluate(() => document.querySelector('platform-feed')!.controller!.isPlaying(0)), true, 'the feed plays the loaded template');

@@ -36,12 +36,13 @@ describe('the demo on shard state: late joiners see the score and the board', { 
     await rig?.close();
   });
 
-  it('quiz on two phones: answers count on both; a third player who joins late sees the question and every score; a reload keeps a player\'s score', async () => {
+  it("quiz on two phones: answers count on both; a third player who joins late sees the question and every score; a reload keeps a player's score", async () => {
     const url = `${rig.demo.templateOrigin}/templates/quiz/`;
     const { page: alice } = await rig.page({ phone: true });
     const { page: bob } = await rig.page({ phone: true });
     await Promise.all([alice.goto(url), bob.goto(url)]);
-    for (const page of [alice, bob]) await page.waitForFunction(() => document.body.dataset['joined'] === 'true' && document.querySelectorAll('.scores li').length === 2, undefined, { timeout: 20_000 });
+    for (const page of [alice, bob])
+      await page.waitForFunction(() => document.body.dataset['joined'] === 'true' && document.querySelectorAll('.scores li').length === 2, undefined, { timeout: 20_000 });
     assert.equal(await alice.evaluate(() => document.body.dataset['shard']), await bob.evaluate(() => document.body.dataset['shard']), 'same room');
     await screenshot(alice, 'quiz-phone-start');
     const [aliceName, bobName] = [await nameOf(alice), await nameOf(bob)];
@@ -51,7 +52,9 @@ describe('the demo on shard state: late joiners see the score and the board', { 
     await bob.locator('.choices button[data-choice="0"]').click();
     for (const page of [alice, bob]) {
       await page.waitForFunction((name) => document.body.dataset['scores']!.includes(`${name}=1`), aliceName, { timeout: 15_000 });
-      await page.waitForFunction(() => document.querySelector('.choices .right') !== null && !(document.querySelector('.next') as HTMLElement).hidden, undefined, { timeout: 15_000 });
+      await page.waitForFunction(() => document.querySelector('.choices .right') !== null && !(document.querySelector('.next') as HTMLElement).hidden, undefined, {
+        timeout: 15_000,
+      });
     }
     assert.ok((await scoresOf(bob)).includes(`${bobName}=0`), `Bob's score: ${await scoresOf(bob)}`);
     await screenshot(bob, 'quiz-phone-answered');
@@ -61,7 +64,8 @@ describe('the demo on shard state: late joiners see the score and the board', { 
     for (const page of [alice, bob]) await page.waitForFunction(() => document.body.dataset['question'] === '1', undefined, { timeout: 15_000 });
     await alice.locator('.choices button[data-choice="1"]').click();
     await bob.locator('.choices button[data-choice="1"]').click();
-    for (const page of [alice, bob]) await page.waitForFunction((names) => document.body.dataset['scores'] === `${names[0]}=2,${names[1]}=1`, [aliceName, bobName], { timeout: 15_000 });
+    for (const page of [alice, bob])
+      await page.waitForFunction((names) => document.body.dataset['scores'] === `${names[0]}=2,${names[1]}=1`, [aliceName, bobName], { timeout: 15_000 });
 
     // Carol joins late: with nobody asked, she is on question 2 with both scores, at once.
     const { page: carol } = await rig.page({ phone: true });
@@ -77,7 +81,9 @@ describe('the demo on shard state: late joiners see the score and the board', { 
     await bob.reload();
     await bob.waitForFunction(() => document.body.dataset['joined'] === 'true', undefined, { timeout: 20_000 });
     assert.equal(await nameOf(bob), bobName, 'the returning player keeps its name');
-    await alice.waitForFunction((name) => document.body.dataset['scores']!.includes(`${name}=1`) && document.querySelectorAll('.scores li').length === 3, bobName, { timeout: 15_000 });
+    await alice.waitForFunction((name) => document.body.dataset['scores']!.includes(`${name}=1`) && document.querySelectorAll('.scores li').length === 3, bobName, {
+      timeout: 15_000,
+    });
     await Promise.all([alice.close(), bob.close(), carol.close()]);
   });
 
@@ -87,7 +93,9 @@ describe('the demo on shard state: late joiners see the score and the board', { 
     await page.waitForFunction(() => document.body.dataset['joined'] === 'true', undefined, { timeout: 20_000 });
     const layout = await page.evaluate(() => ({
       fits: document.documentElement.scrollWidth <= innerWidth,
-      buttons: [...document.querySelectorAll('.choices button')].map((button) => button.getBoundingClientRect()).map((box) => ({ height: box.height, width: box.width, right: box.right })),
+      buttons: [...document.querySelectorAll('.choices button')]
+        .map((button) => button.getBoundingClientRect())
+        .map((box) => ({ height: box.height, width: box.width, right: box.right })),
     }));
     assert.ok(layout.fits, 'no sideways scroll');
     assert.equal(layout.buttons.length, 4);

@@ -55,7 +55,9 @@ export async function startRig(options: { readonly distDir?: string } = {}): Pro
       contexts.push(context);
       const page = await context.newPage();
       page.on('pageerror', (error) => console.error(`[page error] ${error.message}`));
-      page.on('response', (response) => { if (response.status() >= 400) console.error(`[http ${response.status()}] ${response.url()}`); });
+      page.on('response', (response) => {
+        if (response.status() >= 400) console.error(`[http ${response.status()}] ${response.url()}`);
+      });
       page.on('console', (message) => {
         if (message.type() === 'error') console.error(`[console] ${message.text()}`);
       });
@@ -81,7 +83,13 @@ export async function templateFrame(page: Page, part: string, timeoutMs = 15_000
   for (;;) {
     const frame = page.frames().find((candidate) => candidate.url().includes(part));
     if (frame) return frame;
-    if (Date.now() > deadline) throw new Error(`no template frame with ${part} in ${page.frames().map((f) => f.url()).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `no template frame with ${part} in ${page
+          .frames()
+          .map((f) => f.url())
+          .join(', ')}`,
+      );
     await page.waitForEvent('frameattached', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
   }
 }

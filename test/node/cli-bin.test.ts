@@ -71,7 +71,10 @@ describe('platform-vcc (the bin)', () => {
     const { code, stdout, stderr } = await runBin(['preinstall-ts', '--root', t.root], { PLATFORM_PROJECT_ID: 'from-env' });
     assert.equal(code, 0, stderr);
     // The fixture's one custom type builds, with a warning that names it (a typo would look the same).
-    assert.equal(stderr, `warning: .platform/customization/card.json:/@@editor/0/fields/9/type: unknown type "my-custom-type": the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}\n`);
+    assert.equal(
+      stderr,
+      `warning: .platform/customization/card.json:/@@editor/0/fields/9/type: unknown type "my-custom-type": the editor shows a raw JSON box for it; known types: ${VCC_TYPES.join(', ')}\n`,
+    );
     // The list is the table's (protocol/vcc-kinds.ts), not a copy: a kind added there is listed.
     assert.ok(VCC_TYPES.includes('text') && VCC_TYPES.includes('secret<image>') && !VCC_TYPES.includes('unknown'));
     assert.match(stdout, /built \.platform\/generated\/customization\.js and \.platform\/generated\/customization\.d\.ts/);
@@ -124,7 +127,10 @@ describe('platform-vcc (the bin)', () => {
     await t.write('bad.json', { metadata: {}, '@@editor': [{ key: 'x', fields: [{ key: 'n', type: 'range', typeOptions: { min: 'zero' } }] }] });
     const { code, stderr } = await runBin(['preinstall-ts', '--root', t.root]);
     assert.equal(code, 1);
-    const lines = stderr.trim().split('\n').filter((line) => !line.startsWith('warning: '));
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('warning: '));
     assert.deepEqual(lines.slice(0, 2), [
       '.platform/customization/bad.json:/metadata: "metadata" is a predefined scope filled in by the platform; a customization file cannot declare it',
       '.platform/customization/bad.json:/@@editor/0/fields/0/typeOptions/min: typeOptions.min must be a number',

@@ -3,11 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import {
-  createCustomizationBuilder,
-  formatProblem,
-  type CustomizationProblem,
-} from '../../cli/build-customization.js';
+import { createCustomizationBuilder, formatProblem, type CustomizationProblem } from '../../cli/build-customization.js';
 import * as acorn from 'acorn';
 import { VITE_HOT_ACCEPT } from '../../cli/generate.js';
 import { PlatformError } from '../../protocol/errors.js';
@@ -162,11 +158,7 @@ describe('createCustomizationBuilder: building', () => {
     const t = await template('basic');
     const { typesSource } = await createCustomizationBuilder({ root: t.root, env: {} }).build();
     const committed = await readFile(join(REPO_ROOT, 'test/fixtures/cli-out/typed-get/customization.d.ts'), 'utf8');
-    assert.equal(
-      typesSource,
-      committed,
-      'regenerate it: platform-vcc preinstall-ts --root test/fixtures/cli/basic --out test/fixtures/cli-out/typed-get',
-    );
+    assert.equal(typesSource, committed, 'regenerate it: platform-vcc preinstall-ts --root test/fixtures/cli/basic --out test/fixtures/cli-out/typed-get');
   });
 
   it('types each VCC, and values without a definition from their JSON', async () => {
@@ -176,7 +168,16 @@ describe('createCustomizationBuilder: building', () => {
       '@@editor': [
         editor('s', [
           { key: 'odd', type: 'select', typeOptions: { options: ['x', 'it\'s "quoted"'] } },
-          { key: 'list', type: 'array<object>', typeOptions: { fields: [{ key: 'c', type: 'color' }, { key: 'any', type: 'mystery' }] } },
+          {
+            key: 'list',
+            type: 'array<object>',
+            typeOptions: {
+              fields: [
+                { key: 'c', type: 'color' },
+                { key: 'any', type: 'mystery' },
+              ],
+            },
+          },
           { key: 'grid', type: 'array<array<range>>' },
         ]),
       ],
@@ -317,7 +318,14 @@ describe('createCustomizationBuilder: problems', () => {
     await assertProblem({ '@@editor': [editor('card', [{ key: 'title', type: 'text', description: false }])] }, '/@@editor/0/fields/0/description', /must be a string/);
     await assertProblem({ '@@editor': [editor('card', [{ key: 'title', type: 'text', typeOptions: [] }])] }, '/@@editor/0/fields/0/typeOptions', /must be an object/);
     await assertProblem(
-      { '@@editor': [editor('card', [{ key: 'title', type: 'text' }, { key: 'title', type: 'textarea' }])] },
+      {
+        '@@editor': [
+          editor('card', [
+            { key: 'title', type: 'text' },
+            { key: 'title', type: 'textarea' },
+          ]),
+        ],
+      },
       '/@@editor/0/fields/1/key',
       /field "title" is defined twice/,
     );
@@ -331,21 +339,40 @@ describe('createCustomizationBuilder: problems', () => {
       { key: 'size', type: 'range', typeOptions: { min: '0', max: 10 } },
     ];
     await assertProblem({ '@@editor': [editor('card', fields)] }, '/@@editor/0/fields/2/typeOptions/min', /typeOptions\.min must be a number/);
-    await assertProblem({ '@@editor': [editor('card', [{ key: 'size', type: 'range', typeOptions: { min: 5, max: 1 } }])] }, '/@@editor/0/fields/0/typeOptions', /range needs min < max/);
+    await assertProblem(
+      { '@@editor': [editor('card', [{ key: 'size', type: 'range', typeOptions: { min: 5, max: 1 } }])] },
+      '/@@editor/0/fields/0/typeOptions',
+      /range needs min < max/,
+    );
     await assertProblem({ '@@editor': [editor('card', [{ key: 'layout', type: 'select' }])] }, '/@@editor/0/fields/0/typeOptions/options', /non-empty typeOptions\.options/);
     await assertProblem(
       { '@@editor': [editor('card', [{ key: 'layout', type: 'select', typeOptions: { options: ['a', 3] } }])] },
       '/@@editor/0/fields/0/typeOptions/options/1',
       /select option 1 must be a string/,
     );
-    await assertProblem({ '@@editor': [editor('card', [{ key: 'photos', type: 'array<image>', typeOptions: { min: 3, max: 1 } }])] }, '/@@editor/0/fields/0/typeOptions', /array min and max/);
+    await assertProblem(
+      { '@@editor': [editor('card', [{ key: 'photos', type: 'array<image>', typeOptions: { min: 3, max: 1 } }])] },
+      '/@@editor/0/fields/0/typeOptions',
+      /array min and max/,
+    );
   });
 
   it('points at the nested field or item option of composite types', async () => {
     await assertProblem(
       {
         '@@editor': [
-          editor('card', [{ key: 'author', type: 'object', typeOptions: { fields: [{ key: 'name', type: 'text' }, { key: 'age', type: 'range', typeOptions: { step: 0 } }] } }]),
+          editor('card', [
+            {
+              key: 'author',
+              type: 'object',
+              typeOptions: {
+                fields: [
+                  { key: 'name', type: 'text' },
+                  { key: 'age', type: 'range', typeOptions: { step: 0 } },
+                ],
+              },
+            },
+          ]),
         ],
       },
       '/@@editor/0/fields/0/typeOptions/fields/1/typeOptions',

@@ -78,14 +78,30 @@ async function typeCheckProject(root: string, include: readonly string[]): Promi
   await writeFile(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
   const config = { compilerOptions: { ...TSCONFIG_OPTIONS, paths: { 'platform-kit/guest': [join(REPO_ROOT, 'guest/index.ts')] } }, include };
   await writeFile(join(root, 'tsconfig.json'), JSON.stringify(config));
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)) });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)) },
+  );
   assert.ok(parsed);
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const ours = program.getSourceFiles().filter((file) => file.fileName.startsWith(root));
-  return ours.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  return ours
+    .flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-const TSCONFIG_OPTIONS = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [], allowImportingTsExtensions: true, lib: ['ES2023', 'DOM'] };
+const TSCONFIG_OPTIONS = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+  noEmit: true,
+  skipLibCheck: true,
+  types: [],
+  allowImportingTsExtensions: true,
+  lib: ['ES2023', 'DOM'],
+};
 
 const TYPED_SOURCE = `import { InstantRemixing } from 'platform-kit/guest';
 const title: string = new InstantRemixing().get(['card', 'title']);
@@ -120,7 +136,10 @@ describe('platform-env.d.ts: typed get() with an ordinary tsconfig', () => {
     await writeFile(join(template.root, 'src/main.ts'), TYPED_SOURCE);
     assert.equal(await cli(template.root, '--no-env-types'), 0);
     const errors = await typeCheckProject(template.root, ['src']);
-    assert.ok(errors.some((message) => message.includes("Type 'unknown' is not assignable to type 'string'")), errors.join('\n'));
+    assert.ok(
+      errors.some((message) => message.includes("Type 'unknown' is not assignable to type 'string'")),
+      errors.join('\n'),
+    );
     await writeFile(join(template.root, 'src/platform-env.d.ts'), '/// <reference path="../.platform/generated/customization.d.ts" />\n// mine\n');
     assert.equal(await cli(template.root), 0);
     assert.match(await template.read('src/platform-env.d.ts'), /\/\/ mine/);
@@ -146,7 +165,13 @@ describe('generated customization.d.ts', () => {
     const template = await makeTemplate('basic');
     templates.push(template);
     const diagnostics = await typeCheck(template.root, USAGE_SOURCE, false);
-    assert.ok(diagnostics.some((message) => message.includes("Unused '@ts-expect-error' directive")), diagnostics.join('\n'));
-    assert.ok(diagnostics.some((message) => message.includes("'false' does not satisfy the constraint 'true'")), diagnostics.join('\n'));
+    assert.ok(
+      diagnostics.some((message) => message.includes("Unused '@ts-expect-error' directive")),
+      diagnostics.join('\n'),
+    );
+    assert.ok(
+      diagnostics.some((message) => message.includes("'false' does not satisfy the constraint 'true'")),
+      diagnostics.join('\n'),
+    );
   });
 });

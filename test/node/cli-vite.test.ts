@@ -146,11 +146,7 @@ describe('platformKit (Vite plugin): dev server', () => {
       '@@editor': [{ key: 'card', fields: [{ key: 'title', type: 'text' }] }],
     });
     const update = await waitFor(
-      () =>
-        hot.find(
-          (payload): payload is { type: 'update'; updates: { path: string; acceptedPath: string }[] } =>
-            (payload as { type?: string }).type === 'update',
-        ),
+      () => hot.find((payload): payload is { type: 'update'; updates: { path: string; acceptedPath: string }[] } => (payload as { type?: string }).type === 'update'),
       2_000,
       'an HMR update',
     );

@@ -36,7 +36,17 @@ describe('cluster checker', () => {
   });
 
   it('one shard per member: an id under two shards in one sample', () => {
-    const verdict = oneShardPerMember([{ atMs: 7, source: 'redis', sizes: new Map(), members: new Map([['s1', ['x', 'y']], ['s2', ['y']]]) }]);
+    const verdict = oneShardPerMember([
+      {
+        atMs: 7,
+        source: 'redis',
+        sizes: new Map(),
+        members: new Map([
+          ['s1', ['x', 'y']],
+          ['s2', ['y']],
+        ]),
+      },
+    ]);
     assert.deepEqual(verdict.violations, ['client y is a member of 2 shards at once (s1, s2) in Redis at +7 ms']);
   });
 
@@ -57,7 +67,17 @@ describe('cluster checker', () => {
     const lost = eventsExactlyOnce([sender, receiver]);
     assert.deepEqual(lost.violations, ['R (r) in shard s1 lost 1 events of S (s): k = 3']);
     assert.equal(lost.told, 1);
-    const twice = eventsExactlyOnce([sender, { ...receiver, received: [{ from: 's', k: 1 }, { from: 's', k: 1 }, { from: 's', k: 3 }] }]);
+    const twice = eventsExactlyOnce([
+      sender,
+      {
+        ...receiver,
+        received: [
+          { from: 's', k: 1 },
+          { from: 's', k: 1 },
+          { from: 's', k: 3 },
+        ],
+      },
+    ]);
     assert.deepEqual(twice.violations, ['R (r) in shard s1 got events of S (s) more than once: 1×2']);
     const dropped = eventsExactlyOnce([sender, { ...receiver, drops: [300] }]);
     assert.deepEqual(dropped.violations, []);

@@ -112,7 +112,8 @@ export function oneShardPerMember(samples: readonly ShardSample[]): Verdict {
     const where = new Map<string, string[]>();
     for (const [shard, ids] of sample.members) for (const id of ids) where.set(id, [...(where.get(id) ?? []), shard]);
     for (const [id, shards] of where) {
-      if (shards.length > 1 && !violations.has(id)) violations.set(id, `client ${id} is a member of ${shards.length} shards at once (${shards.sort().join(', ')}) in Redis at ${at(sample.atMs)}`);
+      if (shards.length > 1 && !violations.has(id))
+        violations.set(id, `client ${id} is a member of ${shards.length} shards at once (${shards.sort().join(', ')}) in Redis at ${at(sample.atMs)}`);
     }
   }
   return { invariant: 'no member on two shards', violations: [...violations.values()], checked: `${looks} Redis samples` };
@@ -128,7 +129,11 @@ export function presenceConverged(clients: readonly ClientHistory[], online: Rea
   // Who each id is and when it joined: a list that misses members who joined just after its owner is the join-snapshot gap.
   const who = new Map<string, string>();
   for (const client of clients) for (const join of client.joins) who.set(join.clientId, `${client.name} ${join.resumed ? 'resumed' : 'joined'} ${at(join.atMs)}`);
-  const named = (ids: readonly string[]): string => ids.slice(0, 5).map((id) => `${id}: ${who.get(id) ?? 'not a client (a probe)'}`).join('; ') + (ids.length > 5 ? '; …' : '');
+  const named = (ids: readonly string[]): string =>
+    ids
+      .slice(0, 5)
+      .map((id) => `${id}: ${who.get(id) ?? 'not a client (a probe)'}`)
+      .join('; ') + (ids.length > 5 ? '; …' : '');
   for (const client of clients) {
     if (!client.connected) continue;
     const last = client.joins.at(-1);
@@ -139,8 +144,13 @@ export function presenceConverged(clients: readonly ClientHistory[], online: Rea
     const missing = [...truth].filter((id) => !list.has(id));
     const extra = [...list].filter((id) => !truth.has(id));
     if (missing.length === 0 && extra.length === 0) continue;
-    const parts = [missing.length > 0 ? `misses ${missing.length} (${named(missing)})` : '', extra.length > 0 ? `lists ${extra.length} that Redis does not have online (${named(extra)})` : ''].filter(Boolean);
-    violations.push(`client ${client.name} (${last.clientId}, ${last.resumed ? 'resumed' : 'joined'} ${at(last.atMs)}) in shard ${last.shardName}: holds ${list.size}, Redis has ${truth.size} online; it ${parts.join(' and ')}`);
+    const parts = [
+      missing.length > 0 ? `misses ${missing.length} (${named(missing)})` : '',
+      extra.length > 0 ? `lists ${extra.length} that Redis does not have online (${named(extra)})` : '',
+    ].filter(Boolean);
+    violations.push(
+      `client ${client.name} (${last.clientId}, ${last.resumed ? 'resumed' : 'joined'} ${at(last.atMs)}) in shard ${last.shardName}: holds ${list.size}, Redis has ${truth.size} online; it ${parts.join(' and ')}`,
+    );
   }
   return { invariant: 'presence converged', violations, checked: `${checked} connected clients` };
 }
@@ -179,8 +189,12 @@ export function eventsExactlyOnce(clients: readonly ClientHistory[]): Verdict & 
           else lost.push(event.k);
         }
       }
-      if (lost.length > 0) violations.push(`${receiver.name} (${joined.clientId}) in shard ${joined.shardName} lost ${lost.length} events of ${sender.name} (${from}): k = ${summarize(lost)}`);
-      if (doubled.length > 0) violations.push(`${receiver.name} (${joined.clientId}) in shard ${joined.shardName} got events of ${sender.name} (${from}) more than once: ${doubled.slice(0, 8).join(', ')}`);
+      if (lost.length > 0)
+        violations.push(`${receiver.name} (${joined.clientId}) in shard ${joined.shardName} lost ${lost.length} events of ${sender.name} (${from}): k = ${summarize(lost)}`);
+      if (doubled.length > 0)
+        violations.push(
+          `${receiver.name} (${joined.clientId}) in shard ${joined.shardName} got events of ${sender.name} (${from}) more than once: ${doubled.slice(0, 8).join(', ')}`,
+        );
     }
   }
   return {
@@ -196,7 +210,7 @@ export function eventsExactlyOnce(clients: readonly ClientHistory[]): Verdict & 
 function summarize(numbers: readonly number[]): string {
   const sorted = [...numbers].sort((a, b) => a - b);
   const runs: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     runs.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
@@ -219,5 +233,10 @@ export function report(verdicts: readonly Verdict[], perInvariant = 8): string {
 
 /** One line per verdict, held or not (the test log keeps what was checked). */
 export function summary(verdicts: readonly Verdict[]): string {
-  return verdicts.map((verdict) => `${verdict.violations.length === 0 ? '✓' : '✗'} ${verdict.invariant} (${verdict.checked}${verdict.violations.length ? `; ${verdict.violations.length} violations` : ''})`).join('\n');
+  return verdicts
+    .map(
+      (verdict) =>
+        `${verdict.violations.length === 0 ? '✓' : '✗'} ${verdict.invariant} (${verdict.checked}${verdict.violations.length ? `; ${verdict.violations.length} violations` : ''})`,
+    )
+    .join('\n');
 }

@@ -211,7 +211,10 @@ async function readRedis(redis: Redis, project: string): Promise<{ sizes: Map<st
   keys.forEach((key, i) => {
     const shard = key.slice(`${base}m:`.length);
     const all = Object.entries(records[i]!);
-    members.set(shard, all.map(([id]) => id));
+    members.set(
+      shard,
+      all.map(([id]) => id),
+    );
     online.set(
       shard,
       all.filter(([id, value]) => decodeRecord(id, value).record.online).map(([id]) => id),
@@ -250,7 +253,13 @@ class Run {
   client(home: number, config: { shardName?: string } = {}, mayWait = false): FaultClient {
     const nodes = this.nodes();
     const urls = nodes.map((_, i) => nodes[(home + i) % nodes.length]!.url);
-    const client = new FaultClient(`${config.shardName ?? 'auto'}-${this.clients.length}@n${(home % nodes.length) + 1}`, urls, { ...config, maxConnectionsPerShard: CAPACITY }, this, mayWait);
+    const client = new FaultClient(
+      `${config.shardName ?? 'auto'}-${this.clients.length}@n${(home % nodes.length) + 1}`,
+      urls,
+      { ...config, maxConnectionsPerShard: CAPACITY },
+      this,
+      mayWait,
+    );
     this.clients.push(client);
     client.start();
     return client;
@@ -465,7 +474,11 @@ describe('faults on 3 nodes sharing a real Redis: capacity, membership, presence
       const prompt = joinDuringHang.frame.type === 'error' && code === 'UNAVAILABLE' && joinDuringHang.redisHung && joinDuringHang.afterMs <= 2_000;
       const joinVerdict: Verdict = {
         invariant: 'a join while Redis hangs is answered UNAVAILABLE within about a second (≤ 2 s), before Redis is back',
-        violations: prompt ? [] : [`the join sent 300 ms into the hang was answered ${joinDuringHang.frame.type}${code ? ` ${code}` : ''} after ${joinDuringHang.afterMs} ms, ${joinDuringHang.redisHung ? 'while Redis still hung' : 'after Redis was back'}`],
+        violations: prompt
+          ? []
+          : [
+              `the join sent 300 ms into the hang was answered ${joinDuringHang.frame.type}${code ? ` ${code}` : ''} after ${joinDuringHang.afterMs} ms, ${joinDuringHang.redisHung ? 'while Redis still hung' : 'after Redis was back'}`,
+            ],
         checked: `answered after ${joinDuringHang.afterMs} ms`,
       };
       assertHeld('Redis hang', [...verdicts, joinVerdict]);

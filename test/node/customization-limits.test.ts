@@ -26,7 +26,10 @@ describe('the limits of a customization entering the host (parseBuiltCustomizati
   it('accepts a customization at every limit: 100 scopes of 5 fields, 5 scopes of 100', () => {
     assert.equal(parseBuiltCustomization(bigCustomization(100, 5)).editor.length, 100);
     const wide = parseBuiltCustomization(bigCustomization(5, 100));
-    assert.equal(wide.editor.reduce((sum, scope) => sum + scope.fields.length, 0), 500);
+    assert.equal(
+      wide.editor.reduce((sum, scope) => sum + scope.fields.length, 0),
+      500,
+    );
   });
 
   it('refuses one field past 500 in all with VALUE_TOO_LARGE, naming the count and the limit', () => {

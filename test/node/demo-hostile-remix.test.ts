@@ -13,7 +13,14 @@ import { startDemo, type DemoServer } from '../../demo/server.js';
 import { tripwire } from './tripwire.js';
 
 /** A remix stored before the publish API refused its names, as RemixStore writes remixes.json. */
-const STORED_HOSTILE = { id: 'hostile-stored-1', template: 'vault', title: 'old hostile remix', values: { toString: { name: 'x', label: 'leak' }, vault: { label: 'Hostile' } }, parent: null, createdAt: 1 };
+const STORED_HOSTILE = {
+  id: 'hostile-stored-1',
+  template: 'vault',
+  title: 'old hostile remix',
+  values: { toString: { name: 'x', label: 'leak' }, vault: { label: 'Hostile' } },
+  parent: null,
+  createdAt: 1,
+};
 
 describe('demo: hostile remixes through the public API', () => {
   let demo: DemoServer;
@@ -55,7 +62,10 @@ describe('demo: hostile remixes through the public API', () => {
       assert.equal(codeOf(answer.body), 'INVALID_PATH', text);
     }
     const feed = await call('/demo-api/feed');
-    assert.deepEqual((feed.body['remixes'] as { id: string }[]).map((remix) => remix.id), [STORED_HOSTILE.id]);
+    assert.deepEqual(
+      (feed.body['remixes'] as { id: string }[]).map((remix) => remix.id),
+      [STORED_HOSTILE.id],
+    );
     assert.deepEqual(wire.seen, []);
   });
 

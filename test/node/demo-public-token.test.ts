@@ -48,7 +48,9 @@ describe('demo: the public project token answers this machine only', () => {
   });
 
   it('refuses the keystore with the project token from another address', async () => {
-    const response = await fetch(`http://${afar}:${port}/services/secrets/anything`, { headers: { 'x-platform-project-id': DEMO_PROJECT_ID, authorization: `Bearer ${DEMO_PROJECT_TOKEN}` } });
+    const response = await fetch(`http://${afar}:${port}/services/secrets/anything`, {
+      headers: { 'x-platform-project-id': DEMO_PROJECT_ID, authorization: `Bearer ${DEMO_PROJECT_TOKEN}` },
+    });
     assert.equal(response.status, 403);
   });
 

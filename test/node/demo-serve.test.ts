@@ -53,7 +53,11 @@ describe('npm start (demo/serve.ts)', () => {
       children.push(started.child);
       const { code } = await within(started.exited, 60_000, 'the refusal');
       assert.equal(code, 1);
-      const lines = started.output().trim().split('\n').filter((line) => line.startsWith('platform-kit demo:'));
+      const lines = started
+        .output()
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('platform-kit demo:'));
       assert.deepEqual(lines.length, 1, started.output());
       assert.match(lines[0] ?? '', new RegExp(`127\\.0\\.0\\.2:${port} is in use.*PORT=`));
       assert.doesNotMatch(started.output(), /\n\s+at /, 'no stack trace');

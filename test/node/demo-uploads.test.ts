@@ -130,7 +130,7 @@ function assertRateLimited(answer: Answer, message: RegExp): void {
   assert.match(answer.retryAfter ?? '', /^\d+$/);
 }
 
-describe('the demo\'s anonymous uploads (PUT /demo-api/upload)', () => {
+describe("the demo's anonymous uploads (PUT /demo-api/upload)", () => {
   const large = Buffer.alloc(MAX_UPLOAD, 7);
   let dataDir = '';
   let demo: Demo | undefined;
@@ -170,7 +170,10 @@ describe('the demo\'s anonymous uploads (PUT /demo-api/upload)', () => {
     const created = parallel.filter((answer) => answer.status === 201);
     for (const answer of parallel.filter((each) => each.status !== 201)) assertRateLimited(answer, /at once|bytes within/);
     assert.ok(created.length >= 1 && created.length <= QUOTA_BYTES / MAX_UPLOAD, `created ${created.length} of 24`);
-    assert.deepEqual(sequence.map((answer) => answer.status), [201, 201, 201, 201, 201, 201, 201, 201, 429, 429]);
+    assert.deepEqual(
+      sequence.map((answer) => answer.status),
+      [201, 201, 201, 201, 201, 201, 201, 201, 429, 429],
+    );
     for (const answer of sequence.slice(8)) assertRateLimited(answer, /bytes within/);
     for (const answer of sequence.slice(0, 8)) assert.match(answer.body.url ?? '', /^\/media\/uploads\/[A-Za-z0-9_-]+\.png$/);
     const disk = uploadsOnDisk(dataDir);
@@ -201,7 +204,10 @@ describe('the demo\'s anonymous uploads (PUT /demo-api/upload)', () => {
     assertRateLimited(await upload(port, '127.0.0.8', Buffer.alloc(1024, 4)), /receives 8 uploads at once/);
     for (const { req } of held) req.end(Buffer.alloc(2 * MIB - 64 * 1024, 5));
     const answers = await Promise.all(held.map(({ answer }) => answer));
-    assert.deepEqual(answers.map((answer) => answer.status), Array<number>(AT_ONCE).fill(201));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      Array<number>(AT_ONCE).fill(201),
+    );
     assert.equal((await upload(port, '127.0.0.8', Buffer.alloc(1024, 4))).status, 201, 'places free again');
   });
 
@@ -222,12 +228,12 @@ describe('the demo\'s anonymous uploads (PUT /demo-api/upload)', () => {
     const cut = await chunked.answer;
     assert.equal(cut.status, 413);
     assert.equal(cut.body.error?.code, 'PAYLOAD_TOO_LARGE');
-    await until('the cut upload\'s temporary removed', () => uploadsOnDisk(dataDir).temporaries.length === 0, 10_000);
+    await until("the cut upload's temporary removed", () => uploadsOnDisk(dataDir).temporaries.length === 0, 10_000);
     assert.equal(uploadsOnDisk(dataDir).files.length, before);
   });
 });
 
-describe('the demo\'s uploads expire (DEMO_UPLOAD_TTL_SECONDS=2)', () => {
+describe("the demo's uploads expire (DEMO_UPLOAD_TTL_SECONDS=2)", () => {
   let dataDir = '';
   const demos: Demo[] = [];
   before(async () => {

@@ -66,9 +66,15 @@ describe('presence: here and away', () => {
 
     await waitFor(() => stateOf(everyone.at(-1) ?? [], preloadedId) === 'away', 'the away member in the includeAway list');
     assert.equal(stateOf(hereOnly.at(-1) ?? [], preloadedId), undefined, 'the default list leaves an away member out');
-    assert.deepEqual(hereOnly.at(-1)?.map((c) => c.clientId), [viewerId]);
+    assert.deepEqual(
+      hereOnly.at(-1)?.map((c) => c.clientId),
+      [viewerId],
+    );
     // The preloaded member itself: the others here, not itself while away.
-    assert.deepEqual(ownLists.at(-1)?.map((c) => c.clientId), [viewerId]);
+    assert.deepEqual(
+      ownLists.at(-1)?.map((c) => c.clientId),
+      [viewerId],
+    );
 
     const before = ownLists.length;
     preloaded.setPresenceState('here');
@@ -144,7 +150,12 @@ describe('presence: here and away', () => {
     assert.deepEqual(updates(), [[attackerId, 'away']]);
 
     // Malformed: refused at the door (no id is read from a frame that does not parse), nothing changes.
-    for (const bad of [{ type: 'focus', id: 7, state: 'gone' }, { type: 'focus', id: 8 }, { type: 'focus', id: 9, state: ['here'] }, { type: 'join', id: 10, v: 2, projectId: PROJECT, kind: 'browser', state: 'sleeping' }]) {
+    for (const bad of [
+      { type: 'focus', id: 7, state: 'gone' },
+      { type: 'focus', id: 8 },
+      { type: 'focus', id: 9, state: ['here'] },
+      { type: 'join', id: 10, v: 2, projectId: PROJECT, kind: 'browser', state: 'sleeping' },
+    ]) {
       attacker.send(bad);
       const answer = await attacker.next((f) => f.type === 'error');
       assert.equal((answer['error'] as { code: string }).code, 'INVALID_MESSAGE', JSON.stringify(bad));

@@ -76,7 +76,10 @@ describe('spectators on one node', () => {
 
     for (let n = 1; n <= 50; n++) void alice.emitEvent('tick', { n });
     await waitFor(() => heard.length === 50, 'every broadcast at the spectator');
-    assert.deepEqual(heard, Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      heard,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
     // An event with recipients is the players' own.
     await bob.emitEvent('tick', { n: 99 }, alice.connectionInfo!.clientId);
     await alice.emitEvent('tick', { n: 100 });

@@ -92,7 +92,16 @@ describe('feed items and URLs', () => {
   it("checks an item's values: scopes of plain data at valid paths", () => {
     const values = { card: { title: 'Remix', tags: ['a'] }, metadata: { projectId: 'p' } };
     assert.equal(checkFeedItem({ url: 'https://a/', values }).values, values);
-    for (const bad of [null, [], 'x', { card: [] }, { card: { prototype: 1 } }, JSON.parse('{"__proto__": {"a": 1}}') as unknown, { card: { x: Number.NaN } }, { card: { x: 'y'.repeat(300_000) } }]) {
+    for (const bad of [
+      null,
+      [],
+      'x',
+      { card: [] },
+      { card: { prototype: 1 } },
+      JSON.parse('{"__proto__": {"a": 1}}') as unknown,
+      { card: { x: Number.NaN } },
+      { card: { x: 'y'.repeat(300_000) } },
+    ]) {
       assert.throws(() => checkFeedItem({ url: 'https://a/', values: bad }), { code: 'INVALID_ARGUMENT' }, String(JSON.stringify(bad)).slice(0, 40));
     }
   });
@@ -114,7 +123,12 @@ describe('feed items and URLs', () => {
 });
 
 describe('forwarded input guards', () => {
-  const point = (clientX: number, clientY: number, screen?: [number, number]) => ({ identifier: 1, clientX, clientY, ...(screen ? { screenX: screen[0], screenY: screen[1] } : {}) });
+  const point = (clientX: number, clientY: number, screen?: [number, number]) => ({
+    identifier: 1,
+    clientX,
+    clientY,
+    ...(screen ? { screenX: screen[0], screenY: screen[1] } : {}),
+  });
   const touch = (p: object) => ({ type: 'move', touches: [p], changedTouches: [p], timeStamp: 1 });
 
   it('takes coordinates and deltas a screen can have, up to ±1e6', () => {

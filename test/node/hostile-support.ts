@@ -338,7 +338,8 @@ export class Wire {
     let frame: Frame;
     try {
       const value: unknown = JSON.parse(String(data));
-      frame = typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as Frame).type === 'string' ? (value as Frame) : { type: '<not a frame>', value };
+      frame =
+        typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as Frame).type === 'string' ? (value as Frame) : { type: '<not a frame>', value };
     } catch {
       frame = { type: isBinary ? '<binary>' : '<not JSON>', text: String(data).slice(0, 200) };
     }
@@ -604,7 +605,8 @@ const PEER_SERVER_TYPES = new Set(['OPEN', 'OFFER', 'ANSWER', 'CANDIDATE', 'LEAV
 /** What is wrong with a frame a PeerJS socket received, or null. */
 export function peerFrameProblem(frame: Frame): string | null {
   if (!PEER_SERVER_TYPES.has(frame.type)) return `unknown peer frame ${JSON.stringify(frame).slice(0, 200)}`;
-  if (['OFFER', 'ANSWER', 'CANDIDATE', 'LEAVE', 'EXPIRE'].includes(frame.type) && typeof frame['src'] !== 'string') return `peer frame without src ${JSON.stringify(frame).slice(0, 200)}`;
+  if (['OFFER', 'ANSWER', 'CANDIDATE', 'LEAVE', 'EXPIRE'].includes(frame.type) && typeof frame['src'] !== 'string')
+    return `peer frame without src ${JSON.stringify(frame).slice(0, 200)}`;
   return null;
 }
 
@@ -622,7 +624,12 @@ export interface RawUpgrade {
  * Sends an upgrade request by hand (headers a ws client would refuse to send: malformed
  * subprotocols, 15 KB values…) and reads the answer's head (or the close).
  */
-export async function rawUpgrade(url: string, path: string, headers: Record<string, string> = {}, options: { localAddress?: string; timeoutMs?: number } = {}): Promise<RawUpgrade> {
+export async function rawUpgrade(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+  options: { localAddress?: string; timeoutMs?: number } = {},
+): Promise<RawUpgrade> {
   const { connect } = await import('node:net');
   const target = new URL(url);
   const socket = connect({ host: target.hostname, port: Number(target.port), ...(options.localAddress ? { localAddress: options.localAddress } : {}) });

@@ -55,7 +55,10 @@ function headingAnchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   for (const match of withoutFences(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
     const text = match[1]!.replace(/`([^`]*)`/g, '$1').replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
@@ -78,7 +81,10 @@ describe('the npm package', { timeout: 120_000 }, () => {
   it('holds every local file the README and docs/*.md link to or show, and no tests, fixtures or demo', async () => {
     const [files, { links }] = await Promise.all([packedFiles(), allLinks()]);
     const targets = [...new Set(links.map((link) => link.file))];
-    assert.ok(targets.some((target) => target.endsWith('.png')), `the pages show screenshots: ${targets.join(', ')}`);
+    assert.ok(
+      targets.some((target) => target.endsWith('.png')),
+      `the pages show screenshots: ${targets.join(', ')}`,
+    );
     for (const page of ['docs/templates.md', 'docs/hosts.md', 'docs/server.md', 'docs/original-sdk.md', 'docs/reference.md']) {
       assert.ok(targets.includes(page), `the README or a page links to ${page}`);
     }

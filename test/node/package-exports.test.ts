@@ -100,7 +100,10 @@ describe('the package as a consumer imports it', () => {
     };
     visit(new URL('../../dist/host/core.js', import.meta.url));
     assert.ok(seen.size > 3, 'the graph was followed');
-    assert.deepEqual([...bare].filter((specifier) => /^(lit|@lit)/.test(specifier)), []);
+    assert.deepEqual(
+      [...bare].filter((specifier) => /^(lit|@lit)/.test(specifier)),
+      [],
+    );
     assert.ok([...bare].includes('comlink'), 'a bare import is seen when there is one');
   });
 

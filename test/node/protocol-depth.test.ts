@@ -50,7 +50,7 @@ describe('jsonDepthWithin', () => {
     assert.equal(jsonDepthWithin(escapedBackslash, 5), true);
     assert.equal(jsonDepthWithin(escapedBackslash, 4), false);
     // Many escapes in a row, ending in a quote that is real.
-    const mixed = JSON.stringify(['\\"\\\\"[[[' , [['x']]]);
+    const mixed = JSON.stringify(['\\"\\\\"[[[', [['x']]]);
     assert.equal(jsonDepthWithin(mixed, 3), true);
     assert.equal(jsonDepthWithin(mixed, 2), false);
   });

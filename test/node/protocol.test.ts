@@ -38,7 +38,11 @@ describe('paths and values', () => {
   it('accept [scope, key] paths and refuse prototype keys, empties and non-strings', () => {
     assert.deepEqual(assertVccPath(['card', 'title']), ['card', 'title']);
     for (const bad of [[], ['__proto__'], ['a', 'constructor'], ['prototype'], [''], [1], 'a.b', null, Array(9).fill('a'), ['x'.repeat(129)]]) {
-      assert.equal(codeOf(() => assertVccPath(bad)), 'INVALID_PATH', JSON.stringify(bad));
+      assert.equal(
+        codeOf(() => assertVccPath(bad)),
+        'INVALID_PATH',
+        JSON.stringify(bad),
+      );
     }
   });
 
@@ -47,17 +51,30 @@ describe('paths and values', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
     for (const bad of [() => 1, new Date(), new Map(), cyclic, Number.NaN, Infinity, undefined, Symbol('s'), 10n, JSON.parse('{"__proto__":{"x":1}}')]) {
-      assert.equal(codeOf(() => assertPlainData(bad)), 'INVALID_VALUE', String(bad));
+      assert.equal(
+        codeOf(() => assertPlainData(bad)),
+        'INVALID_VALUE',
+        String(bad),
+      );
     }
     let deep: unknown = 1;
     for (let i = 0; i < 40; i++) deep = [deep];
-    assert.equal(codeOf(() => assertPlainData(deep)), 'INVALID_VALUE');
+    assert.equal(
+      codeOf(() => assertPlainData(deep)),
+      'INVALID_VALUE',
+    );
   });
 
   it('measure size in UTF-8 bytes of JSON', () => {
     assert.equal(utf8Length('aé€😀'), 1 + 2 + 3 + 4);
-    assert.equal(codeOf(() => assertPlainData('é'.repeat(600), 1_000)), 'VALUE_TOO_LARGE');
-    assert.equal(codeOf(() => assertPlainData('e'.repeat(600), 1_000)), undefined);
+    assert.equal(
+      codeOf(() => assertPlainData('é'.repeat(600), 1_000)),
+      'VALUE_TOO_LARGE',
+    );
+    assert.equal(
+      codeOf(() => assertPlainData('e'.repeat(600), 1_000)),
+      undefined,
+    );
   });
 
   it('read and write own properties only, copying along the path', () => {
@@ -76,7 +93,11 @@ describe('paths and values', () => {
     const plain = ['card', 'title'];
     assert.equal(templatePath(plain), plain, 'a path of strings is taken as it is, not copied');
     for (const bad of [[0, 'x'], ['card', 1], ['card', 'items', -1], ['card', 'items', 1.5], ['card', 'items', Number.NaN], ['card', undefined, 'x'], [undefined], []]) {
-      assert.equal(codeOf(() => templatePath(bad)), 'INVALID_PATH', JSON.stringify(bad));
+      assert.equal(
+        codeOf(() => templatePath(bad)),
+        'INVALID_PATH',
+        JSON.stringify(bad),
+      );
     }
   });
 
@@ -90,8 +111,14 @@ describe('paths and values', () => {
     assert.equal(values.messages.items[0]?.text, 'one', 'the original is not changed');
     assert.equal(next.messages.items[1], values.messages.items[1], 'what lies off the path is shared');
     // A list never gets holes, nor a name: only an existing item's index steps in.
-    assert.equal(codeOf(() => writeInside(['a'], ['1'], 'b')), 'INVALID_PATH');
-    assert.equal(codeOf(() => writeInside(['a'], ['x'], 1)), 'INVALID_PATH');
+    assert.equal(
+      codeOf(() => writeInside(['a'], ['1'], 'b')),
+      'INVALID_PATH',
+    );
+    assert.equal(
+      codeOf(() => writeInside(['a'], ['x'], 1)),
+      'INVALID_PATH',
+    );
     assert.deepEqual(writeInside(['a'], [0], 'b'), ['b']);
   });
 });
@@ -117,12 +144,27 @@ describe('VCC types', () => {
         { value: 'b', label: 'Bee' },
       ],
     });
-    const list = parseVccType('array<object>', { min: 1, max: 3, item: { fields: [{ key: 'name', type: 'text' }, { key: 'on', type: 'boolean' }] } });
+    const list = parseVccType('array<object>', {
+      min: 1,
+      max: 3,
+      item: {
+        fields: [
+          { key: 'name', type: 'text' },
+          { key: 'on', type: 'boolean' },
+        ],
+      },
+    });
     assert.equal(list.kind, 'array');
     assert.deepEqual(defaultValueOf(list), [{ name: '', on: false }]);
     assert.deepEqual(parseVccType('sparkles'), { kind: 'unknown', name: 'sparkles' });
-    assert.equal(codeOf(() => parseVccType('range', { min: 5, max: 1 })), 'INVALID_CONFIG');
-    assert.equal(codeOf(() => parseVccType('select', {})), 'INVALID_CONFIG');
+    assert.equal(
+      codeOf(() => parseVccType('range', { min: 5, max: 1 })),
+      'INVALID_CONFIG',
+    );
+    assert.equal(
+      codeOf(() => parseVccType('select', {})),
+      'INVALID_CONFIG',
+    );
   });
 
   it('check values against their type', () => {

@@ -83,7 +83,10 @@ describe('the README and docs samples', () => {
     assert.ok(blocks.length >= 6, `found ${blocks.length} samples`);
     // Each audience's page has its samples here: a page that lost them (or a glob that missed it) fails.
     for (const page of ['README.md', 'docs/templates.md', 'docs/hosts.md', 'docs/server.md']) {
-      assert.ok(blocks.some((block) => block.page === page), `no ts sample of ${page} was found`);
+      assert.ok(
+        blocks.some((block) => block.page === page),
+        `no ts sample of ${page} was found`,
+      );
     }
     await mkdir(DIR, { recursive: true });
     await writeFile(join(DIR, 'ambient.d.ts'), `${AMBIENT}${README_HOST_STUBS}`);
@@ -104,7 +107,9 @@ describe('the README and docs samples', () => {
       for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
         const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
         const block = blocks[index]!;
-        problems.push(`${block.page}:${block.line + line - 1} (sample ${index + 1}, ${block.code.split('\n')[0]}): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+        problems.push(
+          `${block.page}:${block.line + line - 1} (sample ${index + 1}, ${block.code.split('\n')[0]}): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+        );
       }
     }
     assert.deepEqual(problems, []);

@@ -33,7 +33,14 @@ const DEADLINE_MS = 10_000;
 const member = (clientId: string): MemberRecord => ({ clientId, kind: 'backend', online: true, userInfo: {}, userId: null, connectedAt: 1, state: 'here', peerId: null });
 let names = 0;
 const join = async (store: RedisShardStore, clientId: string): Promise<string> => {
-  const outcome = await store.join({ projectId: P, shardName: undefined, maxConnectionsPerShard: CAPACITY, maxShards: 100, member: member(clientId), newShardName: () => `auto-${++names}` });
+  const outcome = await store.join({
+    projectId: P,
+    shardName: undefined,
+    maxConnectionsPerShard: CAPACITY,
+    maxShards: 100,
+    member: member(clientId),
+    newShardName: () => `auto-${++names}`,
+  });
   assert.ok(outcome.ok, `${clientId}: ${JSON.stringify(outcome)}`);
   return outcome.shardName;
 };
@@ -163,7 +170,7 @@ describe('the Redis store: writes whose answer is lost still tell the shard', { 
     }
   });
 
-  it("a restore whose answer b never read: the member it put back is announced all the same", async () => {
+  it('a restore whose answer b never read: the member it put back is announced all the same', async () => {
     try {
       const shardName = await twoNodesOneShard();
       const view = await View.open(a, b, shardName, redis);

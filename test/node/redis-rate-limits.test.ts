@@ -51,10 +51,16 @@ describe('rate limits on 3 nodes sharing a real Redis', { skip: skipRedis }, () 
     assert.equal(answers.filter((f) => f.type === 'joined').length, JOINS_PER_MINUTE, JSON.stringify(answers.map((f) => f.type)));
     const refused = answers.filter((f) => f.type !== 'joined');
     assert.equal(refused.length, 12 - JOINS_PER_MINUTE);
-    assert.ok(refused.every((f) => f.type === 'error' && codeOf(f) === 'RATE_LIMITED'), JSON.stringify(refused));
+    assert.ok(
+      refused.every((f) => f.type === 'error' && codeOf(f) === 'RATE_LIMITED'),
+      JSON.stringify(refused),
+    );
     assert.deepEqual(await Promise.all(closes.filter((_, i) => answers[i]!.type !== 'joined')), Array<number>(12 - JOINS_PER_MINUTE).fill(4001));
     const counted = await Promise.all(nodes.map((node) => metric(node, 'joins_rate_limited')));
-    assert.equal(counted.reduce((sum, n) => sum + n, 0), 12 - JOINS_PER_MINUTE);
+    assert.equal(
+      counted.reduce((sum, n) => sum + n, 0),
+      12 - JOINS_PER_MINUTE,
+    );
     // Another address has its own allowance, on any node.
     assert.equal((await open(nodes[1]!, '127.0.0.21').join({ shardName: 'spread' })).type, 'joined');
   });
@@ -74,7 +80,10 @@ describe('rate limits on 3 nodes sharing a real Redis', { skip: skipRedis }, () 
     assert.deepEqual([resumed.type, resumed['resumed'], resumed['clientId']], ['joined', true, joined['clientId']]);
     // A fresh bucket would admit one; the saved one, still empty, admits none.
     assert.deepEqual(await flood(again, 6, 3), [6, 7, 8]);
-    assert.deepEqual(receiver.frames.filter((f) => f.type === 'event'), []);
+    assert.deepEqual(
+      receiver.frames.filter((f) => f.type === 'event'),
+      [],
+    );
   });
 
   it('Redis down: the join limit fails open (joins answer UNAVAILABLE, never RATE_LIMITED), limited clients stay limited, nothing crashes; back up, the limit holds again', async () => {

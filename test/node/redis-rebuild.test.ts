@@ -60,7 +60,7 @@ describe('the Redis store: rebuild and lease', { skip: skipRedis }, () => {
 
       // a's lease lapses and its members are swept, as another node does (LUA_SWEEP)…
       await redis.del(`${KEYS}lease:a`);
-      for (let done = false; !done; ) done = ((await redis.evalsha(SCRIPTS.sweep.sha, 0, KEYS, 'a', '1', 500)) as string[]).at(-1) === '1';
+      for (let done = false; !done;) done = ((await redis.evalsha(SCRIPTS.sweep.sha, 0, KEYS, 'a', '1', 500)) as string[]).at(-1) === '1';
       assert.equal(await redis.hlen(`${BASE}shards`), 0);
       // …and meanwhile b gives 7 of lobby's places away, and one of a's clients resumed on b (same id, same shard).
       for (let i = 0; i < 7; i++) assert.equal((await join(b, `lobby-b${i}`, 'lobby')).ok, true);
@@ -104,7 +104,13 @@ describe('the Redis store: rebuild and lease', { skip: skipRedis }, () => {
     const connection = new RedisConnection('solo', 30_000, () => {});
     const { command, lease, subscriber } = await connection.make(redisProcess.url);
     await Promise.all([command.connect(), lease.connect(), subscriber.connect()]);
-    const nodeLease = new NodeLease(connection, KEYS, 10_000, () => 0, () => {});
+    const nodeLease = new NodeLease(
+      connection,
+      KEYS,
+      10_000,
+      () => 0,
+      () => {},
+    );
     try {
       // The command connection waits on a list nobody pushes to until the renewal is done.
       const blocked = command.blpop('release', 25);

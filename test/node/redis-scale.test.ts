@@ -63,11 +63,17 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
     try {
       // Each answer is waited for up to a minute: what is checked is where the thousand land, not how fast (at a load of 35, 5 s was seen to pass).
       const joined = await Promise.all(sockets.map((socket) => socket.join({ kind: 'backend', projectToken: TOKEN, maxConnectionsPerShard: 10 }, 60_000)));
-      assert.ok(joined.every((frame) => frame.type === 'joined'), JSON.stringify(joined.find((frame) => frame.type !== 'joined')));
+      assert.ok(
+        joined.every((frame) => frame.type === 'joined'),
+        JSON.stringify(joined.find((frame) => frame.type !== 'joined')),
+      );
       const sizes = new Map<string, number>();
       for (const frame of joined) sizes.set(frame['shardName'] as string, (sizes.get(frame['shardName'] as string) ?? 0) + 1);
       assert.equal(sizes.size, 100);
-      assert.ok([...sizes.values()].every((size) => size === 10), JSON.stringify([...sizes]));
+      assert.ok(
+        [...sizes.values()].every((size) => size === 10),
+        JSON.stringify([...sizes]),
+      );
       // The members list of every join is consistent with the cap: never more than 10.
       assert.ok(joined.every((frame) => (frame['members'] as unknown[]).length <= 10));
       // Presence converges: each member's list (its `joined` list, then every presence frame) is its
@@ -104,7 +110,9 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
     try {
       for (const c of clients) await c.connect({ shardName: 'cross' });
       const got = clients.map(() => [] as string[]);
-      clients.forEach((c, i) => c.on('hello', (payload, meta) => got[i]!.push(`${payload['from'] as string}:${meta.clientId === clients[Number(payload['from'])]!.connectionInfo!.clientId}`)));
+      clients.forEach((c, i) =>
+        c.on('hello', (payload, meta) => got[i]!.push(`${payload['from'] as string}:${meta.clientId === clients[Number(payload['from'])]!.connectionInfo!.clientId}`)),
+      );
       await waitFor(() => clients.every((c) => c.session.connectedClients.length === 3), 'presence of 3 on every node');
       for (const [i, c] of clients.entries()) await c.emitEvent('hello', { from: String(i) });
       // A targeted event to the member on node 3, from node 1.
@@ -113,7 +121,12 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
       clients[1]!.on('direct', () => direct.push('wrong recipient'));
       await clients[0]!.emitEvent('direct', { text: 'for n3' }, clients[2]!.connectionInfo!.clientId);
       await waitFor(() => got.every((list) => list.length === 2) && direct.length === 1, 'cross-node events');
-      got.forEach((list, i) => assert.deepEqual(list.sort(), ['0', '1', '2'].filter((from) => from !== String(i)).map((from) => `${from}:true`)));
+      got.forEach((list, i) =>
+        assert.deepEqual(
+          list.sort(),
+          ['0', '1', '2'].filter((from) => from !== String(i)).map((from) => `${from}:true`),
+        ),
+      );
       assert.deepEqual(direct, ['for n3']);
 
       await clients[1]!.session.setUserInfo({ name: 'on node 2' });
@@ -121,7 +134,11 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
       const lists = clients.map((c) => JSON.stringify(c.session.connectedClients.map((member) => [member.clientId, member.userInfo]).sort()));
       assert.equal(new Set(lists).size, 1, lists.join('\n'));
       const infos = await Promise.all(clients.map((c) => c.info()));
-      for (const info of infos) assert.deepEqual(info.find((shard) => shard.shardName === 'cross'), { shardName: 'cross', numConnectedClients: 3 });
+      for (const info of infos)
+        assert.deepEqual(
+          info.find((shard) => shard.shardName === 'cross'),
+          { shardName: 'cross', numConnectedClients: 3 },
+        );
       assert.equal(new Set(infos.map((info) => JSON.stringify(info))).size, 1);
     } finally {
       await Promise.all(clients.map((c) => c.disconnect()));
@@ -147,7 +164,13 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
       pb.send({ type: 'ANSWER', dst: peer(ja).id, payload: { sdp: 'answer-sdp' } });
       pb.send({ type: 'CANDIDATE', dst: peer(ja).id, payload: { candidate: 'c1' } });
       await waitFor(() => pa.frames.length >= 2, 'ANSWER and CANDIDATE on node 1');
-      assert.deepEqual(pa.frames.map((frame) => [frame.type, frame['src']]), [['ANSWER', peer(jb).id], ['CANDIDATE', peer(jb).id]]);
+      assert.deepEqual(
+        pa.frames.map((frame) => [frame.type, frame['src']]),
+        [
+          ['ANSWER', peer(jb).id],
+          ['CANDIDATE', peer(jb).id],
+        ],
+      );
       // A peer of another shard on node 3 cannot reach b.
       ps.send({ type: 'OFFER', dst: peer(jb).id, payload: { sdp: 'intruder' } });
       await sleep(300);
@@ -221,14 +244,14 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
         await sleep(100);
         info = await whenAvailable(() => a.info());
       }
-      assert.deepEqual(info.find((shard) => shard.shardName === 'survive'), { shardName: 'survive', numConnectedClients: 2 });
+      assert.deepEqual(
+        info.find((shard) => shard.shardName === 'survive'),
+        { shardName: 'survive', numConnectedClients: 2 },
+      );
       const c = client(nodes[2]!.url);
       await whenAvailable(() => c.connect({ shardName: 'survive' }));
       await waitFor(() => c.session.connectedClients.length === 3, 'the rebuilt members in the presence list of a new client on node 3');
-      assert.deepEqual(
-        c.session.connectedClients.map((member) => member.clientId).sort(),
-        [a, b, c].map((x) => x.connectionInfo!.clientId).sort(),
-      );
+      assert.deepEqual(c.session.connectedClients.map((member) => member.clientId).sort(), [a, b, c].map((x) => x.connectionInfo!.clientId).sort());
       await c.disconnect();
       assert.ok(a.session.state === 'connected' && b.session.state === 'connected');
     } finally {
@@ -257,11 +280,20 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
         await movers[1]!.emitEvent('n', { i });
       }
       await waitFor(() => movers.every((c) => c.session.state === 'connected' && c.session.url !== controlOf(nodes[0]!.url)), 'movers on other nodes', 10_000);
-      assert.deepEqual(movers.map((c) => c.connectionInfo), ids.map((clientId) => ({ clientId, shardName: 'failover' })));
+      assert.deepEqual(
+        movers.map((c) => c.connectionInfo),
+        ids.map((clientId) => ({ clientId, shardName: 'failover' })),
+      );
       await waitFor(() => got.length >= 11, 'the queued events', 5_000);
       await sleep(200);
-      assert.deepEqual(got.filter((item) => item.startsWith('a')), ['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
-      assert.deepEqual(got.filter((item) => item.startsWith('b')), ['b1', 'b2', 'b3', 'b4', 'b5']);
+      assert.deepEqual(
+        got.filter((item) => item.startsWith('a')),
+        ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'],
+      );
+      assert.deepEqual(
+        got.filter((item) => item.startsWith('b')),
+        ['b1', 'b2', 'b3', 'b4', 'b5'],
+      );
 
       const stuckId = stuck.connectionInfo!.clientId;
       await waitFor(() => !observer.session.connectedClients.some((member) => member.clientId === stuckId), "the dead node's presence entry gone", 10_000);
@@ -269,7 +301,10 @@ describe('signaling on 3 nodes sharing a real Redis', { skip: skipRedis }, () =>
       assert.ok(goneAfterMs <= LEASE_MS * 3, `gone after ${goneAfterMs} ms (lease ${LEASE_MS} ms)`);
       assert.deepEqual(observer.session.connectedClients.map((member) => member.clientId).sort(), [...ids, observer.connectionInfo!.clientId].sort());
       const info = await observer.info();
-      assert.deepEqual(info.find((shard) => shard.shardName === 'failover'), { shardName: 'failover', numConnectedClients: 3 });
+      assert.deepEqual(
+        info.find((shard) => shard.shardName === 'failover'),
+        { shardName: 'failover', numConnectedClients: 3 },
+      );
     } finally {
       await Promise.all([...movers, stuck, observer].map((c) => c.disconnect()));
     }

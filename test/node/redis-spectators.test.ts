@@ -70,8 +70,14 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     for (let n = 1; n <= 100; n++) void (n % 2 === 0 ? alice : bob).emitEvent('move', { n });
     await waitFor(() => heard.length === 100, 'every broadcast at the far spectator', 15_000);
     // Each sender's events in its order; both senders' interleave as the relay published them.
-    assert.deepEqual(heard.filter((n) => n % 2 === 0), Array.from({ length: 50 }, (_, i) => 2 * (i + 1)));
-    assert.deepEqual(heard.filter((n) => n % 2 === 1), Array.from({ length: 50 }, (_, i) => 2 * i + 1));
+    assert.deepEqual(
+      heard.filter((n) => n % 2 === 0),
+      Array.from({ length: 50 }, (_, i) => 2 * (i + 1)),
+    );
+    assert.deepEqual(
+      heard.filter((n) => n % 2 === 1),
+      Array.from({ length: 50 }, (_, i) => 2 * i + 1),
+    );
 
     // A spectator on node 1 too: both nodes' members hear the total.
     const near = open(n1);

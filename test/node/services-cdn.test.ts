@@ -141,7 +141,10 @@ describe('project CDN and signed URLs', () => {
     });
     assert.equal(streamed.status, 413);
     const left = await readdir(join(services.dataDir, 'cdn', TEMPLATE.id));
-    assert.deepEqual(left.filter((name) => name.startsWith('big') || name.startsWith('streamed')), []);
+    assert.deepEqual(
+      left.filter((name) => name.startsWith('big') || name.startsWith('streamed')),
+      [],
+    );
   });
 
   it('refuses content types off the allow-list and extensions that do not match', async () => {
@@ -176,7 +179,10 @@ describe('project CDN and signed URLs', () => {
       assert.equal(answer.status, 400, `${path} → ${answer.status} ${answer.body.toString()}`);
     }
     assert.deepEqual((await readdir(join(services.dataDir, 'cdn'))).sort(), [TEMPLATE.id]);
-    assert.deepEqual((await readdir(services.dataDir)).filter((name) => name.includes('escape')), []);
+    assert.deepEqual(
+      (await readdir(services.dataDir)).filter((name) => name.includes('escape')),
+      [],
+    );
     // And on the serving side.
     for (const path of ['/cdn/template/../remix-1/x.png', '/cdn/signed/..%2f..%2fserver.key', `/cdn/${TEMPLATE.id}/%2e%2e/%2e%2e/server.key`]) {
       const answer = await raw(services.url, { path, headers: projectHeaders(TEMPLATE) });
@@ -221,13 +227,16 @@ describe('project CDN: collisions, durability and leftovers', () => {
     }
     // Nothing half-written is left next to them, and both stored files are intact.
     const left = await readdir(join(services.dataDir, 'cdn', TEMPLATE.id), { recursive: true });
-    assert.deepEqual(left.filter((name) => name.endsWith('.tmp')), []);
+    assert.deepEqual(
+      left.filter((name) => name.endsWith('.tmp')),
+      [],
+    );
     assert.equal((await stat(join(services.dataDir, 'cdn', TEMPLATE.id, 'single.png'))).size, PNG.length);
     // The server still takes ordinary uploads.
     assert.equal((await keystore.upload('after/ok.png', PNG, 'image/png')).size, PNG.length);
   });
 
-  it("fsyncs the file and its directory before it acknowledges the upload", async (t) => {
+  it('fsyncs the file and its directory before it acknowledges the upload', async (t) => {
     // Every fsync of the process, by the path its descriptor points at (Linux: /proc/self/fd).
     const probe = await open(join(services.dataDir, 'server.key'), 'r');
     const fileHandle = Object.getPrototypeOf(probe) as { sync(this: { fd: number }): Promise<void> };
@@ -264,8 +273,24 @@ describe('project CDN: collisions, durability and leftovers', () => {
     for (const file of [...leftovers, ...kept]) await writeFile(file, 'x');
     const restarted = await startServices({}, dataDir);
     try {
-      for (const file of leftovers) assert.equal(await stat(file).then(() => 'present', () => 'gone'), 'gone', file);
-      for (const file of kept) assert.equal(await stat(file).then(() => 'present', () => 'gone'), 'present', file);
+      for (const file of leftovers)
+        assert.equal(
+          await stat(file).then(
+            () => 'present',
+            () => 'gone',
+          ),
+          'gone',
+          file,
+        );
+      for (const file of kept)
+        assert.equal(
+          await stat(file).then(
+            () => 'present',
+            () => 'gone',
+          ),
+          'present',
+          file,
+        );
     } finally {
       await restarted.stop();
     }

@@ -68,7 +68,7 @@ describe('identity tokens', () => {
     assert.equal(user.role, 'admin');
   });
 
-  it('rejects a tampered token, another project\'s token and garbage with INVALID_TOKEN', async () => {
+  it("rejects a tampered token, another project's token and garbage with INVALID_TOKEN", async () => {
     const { userToken } = await requestUserToken({ url: services.url, adminKey: ADMIN_KEY, projectId: TEMPLATE.id, userId: 'carol' });
     const [header, payload, signature] = userToken.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
@@ -136,7 +136,10 @@ describe('TokenIssuer', () => {
   });
 
   it('refuses short keys and lifetimes over the maximum', async () => {
-    assert.throws(() => new TokenIssuer({ keys: [{ kid: 'k', secret: 'short' }] }), (error: { code?: unknown }) => error.code === 'INVALID_CONFIG');
+    assert.throws(
+      () => new TokenIssuer({ keys: [{ kid: 'k', secret: 'short' }] }),
+      (error: { code?: unknown }) => error.code === 'INVALID_CONFIG',
+    );
     const issuer = new TokenIssuer({ keys: [key1] });
     await assert.rejects(issuer.issue('p', { id: 'u', role: 'user' }, 7_200), (error: { code?: unknown }) => error.code === 'INVALID_ARGUMENT');
   });
@@ -176,7 +179,10 @@ describe('backend client configuration', () => {
       assert.equal(new Keystore('given', 'token', { url: 'http://127.0.0.1:1' }).projectId, 'given');
       assert.throws(() => new Keystore('p', 't', { url: 'http://user:pass@127.0.0.1:1' }), /no credentials/);
     } finally {
-      for (const [name, value] of [['PLATFORM_PROJECT_ID', saved.id], ['PLATFORM_PROJECT_TOKEN', saved.token]] as const) {
+      for (const [name, value] of [
+        ['PLATFORM_PROJECT_ID', saved.id],
+        ['PLATFORM_PROJECT_TOKEN', saved.token],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -15,7 +15,12 @@ describe('services: JSON bodies nested too deep', () => {
   after(() => services.stop());
 
   async function postText(path: string, headers: Record<string, string>, text: string): Promise<{ status: number; body: Record<string, unknown> }> {
-    const answer = await raw(services.url, { method: 'POST', path, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }, body: Buffer.from(text) });
+    const answer = await raw(services.url, {
+      method: 'POST',
+      path,
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      body: Buffer.from(text),
+    });
     return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) as Record<string, unknown> };
   }
   const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);

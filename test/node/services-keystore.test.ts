@@ -22,7 +22,11 @@ describe('keystore', () => {
 
   it("the owner's editor stores a secret and gets a key path back, never the value", async () => {
     const { userToken } = await requestUserToken({ url: services.url, adminKey: ADMIN_KEY, projectId: TEMPLATE.id, userId: TEMPLATE.owner });
-    const answer = await post(`${services.url}/services/keystore/secrets`, { 'x-platform-project-id': TEMPLATE.id, 'x-platform-user-token': userToken }, { name: 'apiKey', value: SECRET });
+    const answer = await post(
+      `${services.url}/services/keystore/secrets`,
+      { 'x-platform-project-id': TEMPLATE.id, 'x-platform-user-token': userToken },
+      { name: 'apiKey', value: SECRET },
+    );
     assert.equal(answer.status, 200);
     keyPath = String(answer.body['keyPath']);
     assert.equal(keyPath, `platform-keystore://${TEMPLATE.id}/apiKey`);

@@ -67,7 +67,10 @@ describe('FileSecretStore under kill -9', () => {
         for (const [name, value] of everAcked) assert.equal(await vault.get('project', name), value, `round ${round}: ${name} lost`);
         await store.close();
         // Opening cleaned up whatever temp file the kill left behind.
-        assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith('.tmp')), []);
+        assert.deepEqual(
+          (await readdir(dir)).filter((name) => name.endsWith('.tmp')),
+          [],
+        );
       }
       assert.ok(everAcked.size >= 12, `only ${everAcked.size} writes were acknowledged in all rounds`);
     } finally {

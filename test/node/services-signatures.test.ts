@@ -55,10 +55,15 @@ describe('canonical base64url signatures only', () => {
   it('UrlSigner: a padded, +/ or trailing-bit variant of a genuine MAC is invalid', () => {
     const signer = new UrlSigner(Buffer.alloc(32, 5));
     const expiresAt = Math.floor(Date.now() / 1000) + 600;
-    const token = withDashOrUnderscore((n) => signer.sign({ projectId: 'p', path: `f${n}.png`, expiresAt }), (t) => t.split('.')[1]!);
+    const token = withDashOrUnderscore(
+      (n) => signer.sign({ projectId: 'p', path: `f${n}.png`, expiresAt }),
+      (t) => t.split('.')[1]!,
+    );
     const [payload, mac] = token.split('.') as [string, string];
     assert.equal(signer.check(token).ok, true);
-    const accepted = Object.entries(variants(mac)).filter(([, variant]) => signer.check(`${payload}.${variant}`).ok).map(([name]) => name);
+    const accepted = Object.entries(variants(mac))
+      .filter(([, variant]) => signer.check(`${payload}.${variant}`).ok)
+      .map(([name]) => name);
     assert.deepEqual(accepted, []);
     for (const variant of Object.values(variants(mac))) assert.deepEqual(signer.check(`${payload}.${variant}`), { ok: false, reason: 'invalid' });
   });
@@ -96,7 +101,9 @@ describe('canonical base64url signatures only', () => {
     );
     const [version, payload, signature] = header.split('.') as [string, string, string];
     assert.notEqual(verifyRemixContext(header, keys.publicKey, 't'), null);
-    const accepted = Object.entries(variants(signature)).filter(([, variant]) => verifyRemixContext(`${version}.${payload}.${variant}`, keys.publicKey, 't') !== null).map(([name]) => name);
+    const accepted = Object.entries(variants(signature))
+      .filter(([, variant]) => verifyRemixContext(`${version}.${payload}.${variant}`, keys.publicKey, 't') !== null)
+      .map(([name]) => name);
     assert.deepEqual(accepted, []);
   });
 
@@ -126,12 +133,18 @@ describe('canonical base64url signatures only', () => {
 
   it('TokenIssuer alone: the same, with its own key', async () => {
     const issuer = new TokenIssuer({ keys: [{ kid: 'k1', secret: 'x'.repeat(32) }] });
-    const { token } = await withDashOrUnderscoreAsync((n) => issuer.issue('p', { id: `u${n}`, role: 'user', attributes: {} }), (t) => t.token.split('.')[2]!);
+    const { token } = await withDashOrUnderscoreAsync(
+      (n) => issuer.issue('p', { id: `u${n}`, role: 'user', attributes: {} }),
+      (t) => t.token.split('.')[2]!,
+    );
     await issuer.verify('p', token);
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const accepted: string[] = [];
     for (const [name, variant] of Object.entries(variants(signature))) {
-      const outcome = await issuer.verify('p', `${header}.${payload}.${variant}`).then(() => 'accepted', (error: unknown) => (error as { code?: unknown }).code);
+      const outcome = await issuer.verify('p', `${header}.${payload}.${variant}`).then(
+        () => 'accepted',
+        (error: unknown) => (error as { code?: unknown }).code,
+      );
       if (outcome !== 'INVALID_TOKEN') accepted.push(`${name}: ${String(outcome)}`);
     }
     assert.deepEqual(accepted, []);
@@ -139,7 +152,10 @@ describe('canonical base64url signatures only', () => {
 
   it('resume tokens compare the MAC as text, so no variant gets through (strict before this change too)', () => {
     const tokens = new ResumeTokens(Buffer.alloc(32, 3));
-    const token = withDashOrUnderscore((n) => tokens.issue('boot', 'p', 'shard', `c${n}`), (t) => t.split('.')[2]!);
+    const token = withDashOrUnderscore(
+      (n) => tokens.issue('boot', 'p', 'shard', `c${n}`),
+      (t) => t.split('.')[2]!,
+    );
     const clientId = (() => {
       for (let n = 0; n < 1_000; n++) if (tokens.issue('boot', 'p', 'shard', `c${n}`) === token) return `c${n}`;
       return assert.fail('client not found');

@@ -41,7 +41,14 @@ for (const [expressName, createApp] of EXPRESS_MAJORS) {
 
     before(async () => {
       const app = createApp();
-      app.use(createVccMiddleware({ customization: { version: 1, values: { card: { title: 'Hello' } }, editor: [] }, env: ENV, publicKey: keys.publicKeyBase64Url, log: (line) => logged.push(line) }));
+      app.use(
+        createVccMiddleware({
+          customization: { version: 1, values: { card: { title: 'Hello' } }, editor: [] },
+          env: ENV,
+          publicKey: keys.publicKeyBase64Url,
+          log: (line) => logged.push(line),
+        }),
+      );
       app.get('/values', (req, res) => {
         const locals = res.locals as unknown as PlatformLocals;
         const scope = String(req.query['scope'] ?? '');
@@ -78,14 +85,16 @@ for (const [expressName, createApp] of EXPRESS_MAJORS) {
     it('serves a header with scope toString as if it had none, logs it once, and the process survives', async () => {
       const before = logged.length;
       // `name` and `length` are read-only on a function: writing them threw inside the middleware's promise.
-      const answer = await get('scope=toString&key=title', { [VCC_HEADER]: signedHeader({ toString: { title: 'remix-private', name: 'x', length: 1 }, card: { title: 'Remix' } }) });
+      const answer = await get('scope=toString&key=title', {
+        [VCC_HEADER]: signedHeader({ toString: { title: 'remix-private', name: 'x', length: 1 }, card: { title: 'Remix' } }),
+      });
       assert.deepEqual(answer, { title: 'Hello', userTitle: 'Hello', found: null, id: TEMPLATE_ID, remix: false });
       assert.equal(logged.length - before, 1);
       assert.match(logged.at(-1) ?? '', /ignored an x-platform-vcc header/);
       assert.deepEqual(wire.seen, []);
     });
 
-    it("keeps a hostile hasOwnProperty scope from every later request, and the request itself sees no remix", async () => {
+    it('keeps a hostile hasOwnProperty scope from every later request, and the request itself sees no remix', async () => {
       const before = logged.length;
       const hostile = await get('scope=hasOwnProperty&key=secret', { [VCC_HEADER]: signedHeader({ hasOwnProperty: { secret: 'remix-private' }, card: { title: 'Remix' } }) });
       // A later ordinary request of another visitor: nothing of the hostile remix anywhere.
@@ -137,7 +146,14 @@ describe('signed VCC headers refuse prototype names at both ends', () => {
   const context = (values: RemixContext['values']): RemixContext => ({ templateProjectId: TEMPLATE_ID, projectId: 'r', projectToken: 't', values });
 
   it('signRemixContext throws INVALID_PATH for scopes and keys named like Object.prototype properties', () => {
-    for (const values of [{ toString: { a: 1 } }, { hasOwnProperty: {} }, { card: { valueOf: 1 } }, JSON.parse('{"__proto__": {}}'), { constructor: {} }, { card: { prototype: 1 } }]) {
+    for (const values of [
+      { toString: { a: 1 } },
+      { hasOwnProperty: {} },
+      { card: { valueOf: 1 } },
+      JSON.parse('{"__proto__": {}}'),
+      { constructor: {} },
+      { card: { prototype: 1 } },
+    ]) {
       assert.throws(() => signRemixContext(context(values as RemixContext['values']), keys.privateKey), { code: 'INVALID_PATH' }, JSON.stringify(values));
     }
     assert.ok(signRemixContext(context({ card: { title: 'fine' } }), keys.privateKey).startsWith('v1.'));

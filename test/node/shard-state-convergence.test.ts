@@ -137,7 +137,11 @@ async function runSchedule(t: TestContext, urls: readonly string[], room: string
       contents = present.map((member) => contentOf(member.state.doc));
     }
     const convergedAfterMs = performance.now() - lastChangeAt;
-    assert.equal(new Set(contents).size, 1, failure(`${present.length} copies still differ ${CONVERGE_DEADLINE_MS} ms after the last change:\n${[...new Set(contents)].join('\n')}`));
+    assert.equal(
+      new Set(contents).size,
+      1,
+      failure(`${present.length} copies still differ ${CONVERGE_DEADLINE_MS} ms after the last change:\n${[...new Set(contents)].join('\n')}`),
+    );
     // The server's copy: a member joining now holds it whole at connect().
     const late = await joinMember(urls[0]!, room);
     try {

@@ -92,7 +92,10 @@ describe('shard state, one node (memory store)', () => {
       assert.equal(new Set(json).size, 1, 'every copy equal');
       assert.ok(origins.includes('local') && origins.includes('remote'));
       // The store lost nothing: no member was asked to send its state again.
-      assert.deepEqual(logged.filter((line) => line.includes('lost by the store')), []);
+      assert.deepEqual(
+        logged.filter((line) => line.includes('lost by the store')),
+        [],
+      );
     } finally {
       await closeAll(clients);
     }

@@ -256,7 +256,11 @@ function frameWith(template: Record<string, unknown>, field: string, valueText: 
 /** Valid frames of every client type, the fields each fuzz case replaces. */
 function templates(watcherId: string): { name: string; frame: Record<string, unknown>; first: boolean }[] {
   return [
-    { name: 'join', first: true, frame: { type: 'join', v: 1, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'fuzz-join', maxConnectionsPerShard: 50, userInfo: { name: 'x' } } },
+    {
+      name: 'join',
+      first: true,
+      frame: { type: 'join', v: 1, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'fuzz-join', maxConnectionsPerShard: 50, userInfo: { name: 'x' } },
+    },
     { name: 'join+resume', first: true, frame: { type: 'join', v: 1, id: 1, projectId: PROJECT, kind: 'browser', resume: { clientId: 'c', resumeToken: 't' } } },
     { name: 'emit', first: false, frame: { type: 'emit', seq: 1, name: 'ev', payload: { a: 1 }, ts: 0 } },
     { name: 'emit+to', first: false, frame: { type: 'emit', seq: 1, name: 'ev', payload: { a: 1 }, ts: 0, to: [watcherId] } },
@@ -326,7 +330,15 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     await sendFirst(first, 'depth (first frame)');
     // Handshake joins (v2) with deep userInfo, as deep as fits in the header.
     for (const depth of [10, DEEP, 500, 2_000]) {
-      const join = { type: 'join', v: SIGNALING_VERSION, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'fuzz-depth', userInfo: JSON.parse(`{"d":${deepArray(depth)}}`) as Record<string, never> } satisfies JoinMessage;
+      const join = {
+        type: 'join',
+        v: SIGNALING_VERSION,
+        id: 1,
+        projectId: PROJECT,
+        kind: 'browser',
+        shardName: 'fuzz-depth',
+        userInfo: JSON.parse(`{"d":${deepArray(depth)}}`) as Record<string, never>,
+      } satisfies JoinMessage;
       const protocols = encodeHandshakeJoin(join);
       if (!protocols || !server.running) continue;
       const wire = fuzzWire({ protocols, where: `depth (handshake join ${depth} deep)` });
@@ -340,7 +352,8 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     const shallow = await joinMember(server.url, 'fuzz-depth', { clientOptions: { localAddress: nextAddress() } });
     track(shallow.control);
     shallow.control.send(`{"type":"emit","seq":1,"name":"shallow","payload":{"d":${deepArray(SHALLOW - 2)}},"ts":0}`);
-    if (server.running) await a.watcher.control.next((f) => f.type === 'event' && f['name'] === 'shallow', 3_000).catch(() => problems.push(`an emit ${SHALLOW} deep was not relayed`));
+    if (server.running)
+      await a.watcher.control.next((f) => f.type === 'event' && f['name'] === 'shallow', 3_000).catch(() => problems.push(`an emit ${SHALLOW} deep was not relayed`));
     checkWatcher(a, 'depth');
     await endGroup(watch, 'depth');
     assert.equal(silent, 0, 'every fuzzing socket was answered or closed');
@@ -390,9 +403,18 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
         `{${k}:{"type":"OFFER"},"type":"CANDIDATE","dst":${JSON.stringify(a.watcher.peer.id)}}`,
       );
     }
-    const silent = await sendJoined('fuzz-proto', joined.filter((f) => !f.includes('"type":"leave"')), 'prototype keys (joined)');
+    const silent = await sendJoined(
+      'fuzz-proto',
+      joined.filter((f) => !f.includes('"type":"leave"')),
+      'prototype keys (joined)',
+    );
     // A valid leave closes its socket: one frame per socket, so none hides another.
-    const silentLeaves = await sendJoined('fuzz-proto', joined.filter((f) => f.includes('"type":"leave"')), 'prototype keys (leave)', 1);
+    const silentLeaves = await sendJoined(
+      'fuzz-proto',
+      joined.filter((f) => f.includes('"type":"leave"')),
+      'prototype keys (leave)',
+      1,
+    );
     await sendFirst(first, 'prototype keys (first frame)');
     await sendPeer('fuzz-proto', peer, 'prototype keys (PeerJS)');
     await stillRunning('prototype keys');
@@ -428,9 +450,33 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     const watch = await beginGroup();
     const a = await arena('fuzz-types');
     const values = [
-      'null', 'true', 'false', '0', '-0', '-1', '0.5', '1e-7', '1e-400', '1e21', '1e308', '-1e308', '1e400', '-1e400',
-      String(Number.MAX_SAFE_INTEGER), String(2 ** 53), String(2 ** 53 + 2), '""', '"x"', `"${'y'.repeat(300)}"`, '[]', '{}', '[1,"a",null]', '{"a":{"b":[]}}',
-      '"\\ud800"', '"\\u0000"', '"\\u2028é😀"',
+      'null',
+      'true',
+      'false',
+      '0',
+      '-0',
+      '-1',
+      '0.5',
+      '1e-7',
+      '1e-400',
+      '1e21',
+      '1e308',
+      '-1e308',
+      '1e400',
+      '-1e400',
+      String(Number.MAX_SAFE_INTEGER),
+      String(2 ** 53),
+      String(2 ** 53 + 2),
+      '""',
+      '"x"',
+      `"${'y'.repeat(300)}"`,
+      '[]',
+      '{}',
+      '[1,"a",null]',
+      '{"a":{"b":[]}}',
+      '"\\ud800"',
+      '"\\u0000"',
+      '"\\u2028é😀"',
     ];
     const joined: string[] = [];
     const first: string[] = [];
@@ -450,8 +496,17 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
         `{"type":"join","v":1,"id":${n},"projectId":"${PROJECT}","kind":"browser"}`,
       );
     }
-    const silent = await sendJoined('fuzz-types', joined.filter((f) => !f.includes('"type":"leave"')), 'wrong types (joined)');
-    const silentLeaves = await sendJoined('fuzz-types', joined.filter((f) => f.includes('"type":"leave"')), 'wrong types (leave)', 1);
+    const silent = await sendJoined(
+      'fuzz-types',
+      joined.filter((f) => !f.includes('"type":"leave"')),
+      'wrong types (joined)',
+    );
+    const silentLeaves = await sendJoined(
+      'fuzz-types',
+      joined.filter((f) => f.includes('"type":"leave"')),
+      'wrong types (leave)',
+      1,
+    );
     await sendFirst(first, 'wrong types (first frame)');
     await stillRunning('wrong types');
     // A valid but extreme ping is echoed as sent.
@@ -495,12 +550,24 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
       );
     }
     for (const odd of ['"\\ud800"', '"\\udfff\\ud800"', '"a\\u0000b"', '"\\u001f\\u007f"', '"\\u2028\\u2029"', '"😀é"']) {
-      joined.push(`{"type":"emit","seq":${seq++},"name":"odd","payload":{"s":${odd},${odd}:1},"ts":0}`, `{"type":"userInfo","id":1,"userInfo":{"s":${odd}}}`, `{"type":"emit","seq":${seq++},"name":${odd},"payload":{},"ts":0}`);
+      joined.push(
+        `{"type":"emit","seq":${seq++},"name":"odd","payload":{"s":${odd},${odd}:1},"ts":0}`,
+        `{"type":"userInfo","id":1,"userInfo":{"s":${odd}}}`,
+        `{"type":"emit","seq":${seq++},"name":${odd},"payload":{},"ts":0}`,
+      );
       first.push(`{"type":"join","v":1,"id":1,"projectId":"${PROJECT}","kind":"browser","shardName":${odd}}`);
     }
     const silent = await sendJoined('fuzz-long', joined, 'long strings (joined)');
     await sendFirst(first, 'long strings (first frame)');
-    await sendPeer('fuzz-long', [`{"type":"OFFER","dst":${long(70_000)},"payload":{}}`, `{"type":"OFFER","dst":${JSON.stringify(a.watcher.peer.id)},"payload":{"s":${long(66_000)}}}`, `{"type":"OFFER","dst":"\\ud800","payload":{}}`], 'long strings (PeerJS)');
+    await sendPeer(
+      'fuzz-long',
+      [
+        `{"type":"OFFER","dst":${long(70_000)},"payload":{}}`,
+        `{"type":"OFFER","dst":${JSON.stringify(a.watcher.peer.id)},"payload":{"s":${long(66_000)}}}`,
+        `{"type":"OFFER","dst":"\\ud800","payload":{}}`,
+      ],
+      'long strings (PeerJS)',
+    );
     checkWatcher(a, 'long strings');
     await endGroup(watch, 'long strings');
     assert.equal(silent, 0, 'every fuzzing socket was answered or closed');
@@ -512,12 +579,20 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     const random = prng(SEED + 2);
     const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => random.int(256)));
     // Binary frames on joined sockets: refused, never relayed.
-    const binaries = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? Buffer.from(`{"type":"emit","seq":${i + 1},"name":"bin","payload":{},"ts":0}`) : bytes(1 + random.int(2_000))));
+    const binaries = Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 0 ? Buffer.from(`{"type":"emit","seq":${i + 1},"name":"bin","payload":{},"ts":0}`) : bytes(1 + random.int(2_000)),
+    );
     await sendJoined('fuzz-bytes', binaries, 'binary frames');
     await stillRunning('binary frames');
     if (a.watcher.control.frames.some((f) => f.type === 'event' && f['name'] === 'bin')) problems.push('a binary frame was relayed as an event');
     // Invalid UTF-8 in text frames (ws sends the bytes unchecked): the socket goes, the server stays.
-    for (const bad of [Buffer.from([0xff, 0xfe]), Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), Buffer.from('{"type":"ping","id":1,"c":0}\u0000'), Buffer.from([0xed, 0xa0, 0x80]), bytes(500)]) {
+    for (const bad of [
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      Buffer.from('{"type":"ping","id":1,"c":0}\u0000'),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      bytes(500),
+    ]) {
       const wire = fuzzWire({ where: 'invalid UTF-8' });
       await wire.opened.catch(() => undefined);
       wire.ws.send(bad, { binary: false });
@@ -575,7 +650,10 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
       ['/dispatch', { 'Sec-WebSocket-Protocol': join(`{"type":"join","v":2,"id":1,"projectId":"${PROJECT}","kind":"browser","userInfo":{"__proto__":{"polluted":true}}}`) }],
       ['/dispatch', { 'Sec-WebSocket-Protocol': join(`{"type":"join","v":2,"id":1,"projectId":"${PROJECT}","kind":"browser","userInfo":{"d":${deepArray(2_200)}}}`) }],
       ['/dispatch', { 'Sec-WebSocket-Protocol': `${CONTROL_SUBPROTOCOL}, ${JOIN_SUBPROTOCOL_PREFIX}${'A'.repeat(6_500)}` }],
-      ['/dispatch', { 'Sec-WebSocket-Protocol': `${JOIN_SUBPROTOCOL_PREFIX}${Buffer.from(`{"type":"join","v":2,"id":1,"projectId":"${PROJECT}","kind":"browser"}`).toString('base64url')}` }],
+      [
+        '/dispatch',
+        { 'Sec-WebSocket-Protocol': `${JOIN_SUBPROTOCOL_PREFIX}${Buffer.from(`{"type":"join","v":2,"id":1,"projectId":"${PROJECT}","kind":"browser"}`).toString('base64url')}` },
+      ],
       ['/dispatch', { 'Sec-WebSocket-Protocol': ',,,, ,' }],
       ['/dispatch', { 'X-Filler': 'x'.repeat(15_000) }],
       ['/dispatch', { 'X-Forwarded-For': Array.from({ length: 500 }, () => '1.2.3.4').join(', ') }],
@@ -680,11 +758,16 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
       }),
     );
     const peerCloses = await Promise.all(deafPeers.map((d) => d.peer.closeWithin(3_000)));
-    for (const d of deafPeers) if (d.member.control.closedWith) problems.push(`a member deaf on PeerJS only lost its control socket: ${JSON.stringify(d.member.control.closedWith)}`);
+    for (const d of deafPeers)
+      if (d.member.control.closedWith) problems.push(`a member deaf on PeerJS only lost its control socket: ${JSON.stringify(d.member.control.closedWith)}`);
     const labels = ['control', 'control', 'PeerJS', 'PeerJS'];
     const stillOpen = [...controlCloses, ...peerCloses].flatMap((c, i) => (c === null ? [labels[i]!] : []));
     await endGroup(watch, 'non-readers');
-    assert.deepEqual(stillOpen, [], `deaf sockets never dropped (${seq - 1} events and ${offered} offers of 60 KB sent; the server answered EXPIRE for ${dropped.size} of the 2 PeerJS ones)`);
+    assert.deepEqual(
+      stillOpen,
+      [],
+      `deaf sockets never dropped (${seq - 1} events and ${offered} offers of 60 KB sent; the server answered EXPIRE for ${dropped.size} of the 2 PeerJS ones)`,
+    );
   });
 
   it('floods on every socket kind: control junk, PeerJS heartbeats and offers to nobody from non-readers, HTTP bodies deep and huge on every /services route', async () => {
@@ -714,7 +797,10 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
     }
     // HTTP: every /services route, bodies deep, huge, malformed and prototype-keyed, 8 at a time for 1.5 s.
     const { token } = await (async () => {
-      const answer = await httpPost(server.url, '/services/identity/tokens', JSON.stringify({ userId: 'fuzzer' }), { authorization: `Bearer ${ADMIN_KEY}`, 'x-platform-project-id': PROJECT });
+      const answer = await httpPost(server.url, '/services/identity/tokens', JSON.stringify({ userId: 'fuzzer' }), {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        'x-platform-project-id': PROJECT,
+      });
       return 'status' in answer && answer.status === 200 ? (JSON.parse(answer.text) as { token: string }) : { token: 'none' };
     })();
     // [path, headers, whether the route reads a body at all] (one that never parses it cannot be fooled by it).
@@ -753,7 +839,8 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
         const key = 'status' in answer ? String(answer.status) : 'no answer';
         statuses.set(key, (statuses.get(key) ?? 0) + 1);
         if ('status' in answer && answer.status >= 500) problems.push(`POST ${path} with ${body.text.slice(0, 40)}… answered ${answer.status} ${answer.text.slice(0, 120)}`);
-        if ('status' in answer && body.deep && readsBody && answer.status < 400) problems.push(`POST ${path} with a body deeper than the limit (${body.text.slice(0, 40)}…) answered ${answer.status}`);
+        if ('status' in answer && body.deep && readsBody && answer.status < 400)
+          problems.push(`POST ${path} with a body deeper than the limit (${body.text.slice(0, 40)}…) answered ${answer.status}`);
       }
     });
     await endGroup(watch, 'floods');
@@ -773,7 +860,8 @@ describe('signaling fuzz (deterministic, server in a child process)', () => {
       const peerB = await openPeer(n2.url, b);
       const dstB = JSON.stringify(b.peer.id);
       const frames: string[] = [];
-      for (const depth of [10, DEEP, 1_000, 6_000, 10_000]) frames.push(`{"type":"OFFER","dst":${dstB},"payload":${deepObjects(depth)}}`, `{"type":"OFFER","dst":"nobody","payload":{"d":${deepArray(depth)}}}`);
+      for (const depth of [10, DEEP, 1_000, 6_000, 10_000])
+        frames.push(`{"type":"OFFER","dst":${dstB},"payload":${deepObjects(depth)}}`, `{"type":"OFFER","dst":"nobody","payload":{"d":${deepArray(depth)}}}`);
       for (const key of PROTOTYPE_KEYS) {
         const k = JSON.stringify(key);
         frames.push(`{"type":"OFFER","dst":${k},"payload":{}}`, `{"type":"CANDIDATE","dst":${dstB},"payload":{${k}:{"polluted":true}},${k}:1}`);

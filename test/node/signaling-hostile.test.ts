@@ -52,7 +52,11 @@ const describeClose = (closed: { code: number; reason: string } | null): string 
 
 /** How long a connection lasted after a close frame it never answered, for messages. */
 const describeEnd = (close: UnansweredClose): string =>
-  close.code === null ? 'got no close frame' : close.endedAfterMs === null ? `was still open 3 s after its close frame (${close.code})` : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
+  close.code === null
+    ? 'got no close frame'
+    : close.endedAfterMs === null
+      ? `was still open 3 s after its close frame (${close.code})`
+      : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
 
 /** A close that ends a socket refused too often: 4029 RATE_LIMITED…, or terminated (1006). */
 function isFloodClose(closed: { code: number; reason: string } | null): boolean {
@@ -200,13 +204,21 @@ describe('hostile input: floods from clients that never read (server in a child 
     const server = await childServer();
     // 1,000 shards with long names, one member each, from 20 addresses (50 new shards each).
     const members = await inBatches(1_000, 40, async (i) =>
-      cleanup.member(await joinMember(server.url, `shard-${String(i).padStart(4, '0')}-${'x'.repeat(48)}`, { clientOptions: { localAddress: `127.0.0.${10 + (i % 20)}` }, record: false })),
+      cleanup.member(
+        await joinMember(server.url, `shard-${String(i).padStart(4, '0')}-${'x'.repeat(48)}`, { clientOptions: { localAddress: `127.0.0.${10 + (i % 20)}` }, record: false }),
+      ),
     );
     const flooders = members.slice(0, 10).map((member) => member.control);
     const watch = new RssWatch(server.pid);
     for (const wire of flooders) wire.pause();
     const results = await Promise.all(flooders.map((wire) => floodFor(wire, (i) => `{"type":"info","id":${i + 1}}`, { ms: FLOOD_MS, maxFrames: 2_000_000 })));
-    await assertContained(server, watch, flooders, '10 non-readers flooding info over 1,000 shards', results.reduce((sum, r) => sum + r.sent, 0));
+    await assertContained(
+      server,
+      watch,
+      flooders,
+      '10 non-readers flooding info over 1,000 shards',
+      results.reduce((sum, r) => sum + r.sent, 0),
+    );
   });
 
   it('a never-joined socket that never reads and floods emits (each answered NOT_CONNECTED) is closed (4029) and the RSS stays bounded', async () => {
@@ -289,7 +301,6 @@ async function drainOffers(cleanup: Cleanup, url: string, target: Member): Promi
 /** Characters of the frames, as their sender's queue counted them (near enough: the forwarded text). */
 const frameChars = (frames: readonly Frame[]): number => frames.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
 
-
 /** Resolves once `count` sockets joined or were refused; the answers in order. */
 async function joinMany(server: SignalingServer, cleanup: Cleanup, names: readonly string[], address: string): Promise<Frame[]> {
   const answers: Frame[] = [];
@@ -359,7 +370,15 @@ describe('hostile input: refusals, depth and peer limits', () => {
   });
 
   it('a handshake join (v2) whose userInfo nests deeper than maxJsonDepth is refused INVALID_MESSAGE', async () => {
-    const join: JoinMessage = { type: 'join', v: SIGNALING_VERSION, id: 1, projectId: PROJECT, kind: 'browser', shardName: 'depth-handshake', userInfo: JSON.parse(deepPayload(100)) as NonNullable<JoinMessage['userInfo']> };
+    const join: JoinMessage = {
+      type: 'join',
+      v: SIGNALING_VERSION,
+      id: 1,
+      projectId: PROJECT,
+      kind: 'browser',
+      shardName: 'depth-handshake',
+      userInfo: JSON.parse(deepPayload(100)) as NonNullable<JoinMessage['userInfo']>,
+    };
     const protocols = encodeHandshakeJoin(join);
     assert.ok(protocols, 'fits in the handshake');
     const wire = cleanup.wire(controlWire(suite.url, { protocols }));
@@ -620,7 +639,16 @@ describe('hostile input: shards, capacity and info (in-process server)', () => {
     const server = await startServer({ limits: { maxShardsPerProject: 60, maxShardsPerAddressPerMinute: 5 } });
     cleanup.defer(() => server.close());
     const answers = (
-      await Promise.all(Array.from({ length: 10 }, (_, a) => joinMany(server, cleanup, Array.from({ length: 8 }, (_, i) => `lock-${a}-${i}`), `127.0.0.${20 + a}`)))
+      await Promise.all(
+        Array.from({ length: 10 }, (_, a) =>
+          joinMany(
+            server,
+            cleanup,
+            Array.from({ length: 8 }, (_, i) => `lock-${a}-${i}`),
+            `127.0.0.${20 + a}`,
+          ),
+        ),
+      )
     ).flat();
     const joined = answers.filter((f) => f.type === 'joined').length;
     const honest = (await joinMany(server, cleanup, ['honest-room'], '127.0.0.254'))[0]!;
@@ -662,7 +690,12 @@ describe('hostile input: shards, capacity and info (in-process server)', () => {
       cleanup.defer(() => server.close());
       // 110 shards of one member with 64-character names, from two addresses (55 new shards each), and one of 5 members.
       await inBatches(110, 20, async (i) =>
-        cleanup.member(await joinMember(server.url, `i${String(i).padStart(3, '0')}-${'n'.repeat(59)}`, { clientOptions: { localAddress: i % 2 === 0 ? '127.0.0.2' : '127.0.0.3' }, record: false })),
+        cleanup.member(
+          await joinMember(server.url, `i${String(i).padStart(3, '0')}-${'n'.repeat(59)}`, {
+            clientOptions: { localAddress: i % 2 === 0 ? '127.0.0.2' : '127.0.0.3' },
+            record: false,
+          }),
+        ),
       );
       for (let i = 0; i < 5; i++) cleanup.member(await joinMember(server.url, 'crowded', { clientOptions: { localAddress: '127.0.0.4' } }));
       asker = cleanup.member(await joinMember(server.url, 'crowded', { clientOptions: { localAddress: '127.0.0.4' } }));
@@ -697,7 +730,10 @@ describe('hostile input: shards, capacity and info (in-process server)', () => {
       const price = 1 + Math.floor(answerBytes / 4096);
       const affordable = Math.floor((100 + (elapsedMs * 50) / 1000) / price);
       assert.ok(price > 1, `an info answer of ${answerBytes} bytes`);
-      assert.ok(sizes.length >= 1 && sizes.length <= affordable, `${sizes.length} info answers of ${answerBytes} bytes (${price} tokens each) to 150 requests in ${Math.round(elapsedMs)} ms: at most ${affordable} affordable`);
+      assert.ok(
+        sizes.length >= 1 && sizes.length <= affordable,
+        `${sizes.length} info answers of ${answerBytes} bytes (${price} tokens each) to 150 requests in ${Math.round(elapsedMs)} ms: at most ${affordable} affordable`,
+      );
     });
   });
 });

@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SignalingServer } from '../../signaling/index.js';
 import { assertPlainData, plainDataJson } from '../../protocol/data.js';
-import { emitFrame, eventFrameBody, parseClientMessage, parseJsonObject, parsePeerAck, peerAckFrame, relayedEventFrame, resendFrame, type EmitMessage } from '../../protocol/signaling.js';
+import {
+  emitFrame,
+  eventFrameBody,
+  parseClientMessage,
+  parseJsonObject,
+  parsePeerAck,
+  peerAckFrame,
+  relayedEventFrame,
+  resendFrame,
+  type EmitMessage,
+} from '../../protocol/signaling.js';
 import { backend, codeOf, Raw, startServer, waitFor } from './signaling-support.js';
 
 /** A raw member that also keeps the text of every frame it receives. */
@@ -85,7 +95,14 @@ describe('signaling hot path: the relayed frame', () => {
 
   it('reads a data channel acknowledgement only when it is well formed', () => {
     assert.equal(parsePeerAck(peerAckFrame(42)), 42);
-    for (const bad of ['{"type":"ack","seq":0}', '{"type":"ack","seq":-1}', '{"type":"ack","seq":1.5}', '{"type":"ack","seq":"3"}', '{"type":"ack"', '{"type":"ack","seq":1e400}']) {
+    for (const bad of [
+      '{"type":"ack","seq":0}',
+      '{"type":"ack","seq":-1}',
+      '{"type":"ack","seq":1.5}',
+      '{"type":"ack","seq":"3"}',
+      '{"type":"ack"',
+      '{"type":"ack","seq":1e400}',
+    ]) {
       assert.equal(parsePeerAck(bad), null, bad);
     }
   });
@@ -116,7 +133,17 @@ describe('signaling hot path: the client', () => {
     // A sparse array is one of the shapes on purpose: JSON has no holes.
     // eslint-disable-next-line no-sparse-arrays
     const sparse = [1, , 2];
-    const cases: unknown[] = [{ a: [1, 'b', null, true, { c: 2 }], shared, again: shared }, cyclic, deep, { n: Number.NaN }, { d: new Date() }, JSON.parse('{"__proto__":1}'), { f: () => 1 }, sparse, { big: 'é'.repeat(600) }];
+    const cases: unknown[] = [
+      { a: [1, 'b', null, true, { c: 2 }], shared, again: shared },
+      cyclic,
+      deep,
+      { n: Number.NaN },
+      { d: new Date() },
+      JSON.parse('{"__proto__":1}'),
+      { f: () => 1 },
+      sparse,
+      { big: 'é'.repeat(600) },
+    ];
     for (const value of cases) {
       const outcome = (run: () => unknown): string => {
         try {
@@ -126,7 +153,10 @@ describe('signaling hot path: the client', () => {
           return `${(error as { code: string }).code}: ${(error as Error).message}`;
         }
       };
-      assert.equal(outcome(() => plainDataJson(value, 1_000)), outcome(() => assertPlainData(value, 1_000)));
+      assert.equal(
+        outcome(() => plainDataJson(value, 1_000)),
+        outcome(() => assertPlainData(value, 1_000)),
+      );
     }
     assert.equal(plainDataJson({ a: [1, { b: 'c' }] }), '{"a":[1,{"b":"c"}]}');
   });

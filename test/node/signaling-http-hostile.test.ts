@@ -79,7 +79,10 @@ describe("hostile HTTP: a failure of the server's own routes", () => {
     assert.match(answer, /^HTTP\/1\.1 500 /, answer);
     assert.match(answer, /"code":"INTERNAL"/);
     assert.doesNotMatch(answer, /hunter2|ECONNREFUSED|10\.0\.0\.5/);
-    assert.ok(logged.some((line) => line.includes('ECONNREFUSED')), 'the failure is logged for the operator');
+    assert.ok(
+      logged.some((line) => line.includes('ECONNREFUSED')),
+      'the failure is logged for the operator',
+    );
   });
 });
 

@@ -11,7 +11,11 @@ import { PROJECT, Raw, startServer } from './signaling-support.js';
 import type { SignalingServer } from '../../signaling/index.js';
 
 const describeEnd = (close: UnansweredClose): string =>
-  close.code === null ? 'got no close frame' : close.endedAfterMs === null ? `was still open 4 s after its close frame (${close.code})` : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
+  close.code === null
+    ? 'got no close frame'
+    : close.endedAfterMs === null
+      ? `was still open 4 s after its close frame (${close.code})`
+      : `ended ${close.endedAfterMs} ms after its close frame (${close.code})`;
 
 describe('sockets the server closes and whose client never answers (in-process server)', () => {
   const cleanup = new Cleanup();
@@ -104,7 +108,14 @@ function halfOpenUpgrade(server: SignalingServer, target: string, options: { loc
     socket.on('error', () => finish(true));
     socket.on('close', () => finish(true));
     socket.write(
-      [`GET ${target} HTTP/1.1`, `Host: ${url.host}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}`].join('\r\n') + '\r\n\r\n',
+      [
+        `GET ${target} HTTP/1.1`,
+        `Host: ${url.host}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        'Sec-WebSocket-Version: 13',
+        `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}`,
+      ].join('\r\n') + '\r\n\r\n',
     );
   });
 }

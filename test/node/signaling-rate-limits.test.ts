@@ -38,7 +38,10 @@ describe('join limit per address (memory store)', () => {
       assert.equal(answers.filter((f) => f.type === 'joined').length, 4, JSON.stringify(answers));
       const refused = answers.filter((f) => f.type === 'error');
       assert.equal(refused.length, 5);
-      assert.ok(refused.every((f) => codeOf(f) === 'RATE_LIMITED'), JSON.stringify(refused));
+      assert.ok(
+        refused.every((f) => codeOf(f) === 'RATE_LIMITED'),
+        JSON.stringify(refused),
+      );
       // Every refused socket closes (4001, the refusal's code), the admitted ones stay open.
       const codes = await Promise.all(closes.filter((_, i) => answers[i]!.type === 'error'));
       assert.deepEqual(codes, [4001, 4001, 4001, 4001, 4001]);
@@ -87,7 +90,10 @@ describe('join limit per address (memory store)', () => {
     const limiter = new JoinLimiter();
     // GCRA: N at once, then one per 60 s / N.
     const at = 1_000_000_000;
-    assert.deepEqual([1, 2, 3, 4].map(() => limiter.take('a', 3, at)), [true, true, true, false]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map(() => limiter.take('a', 3, at)),
+      [true, true, true, false],
+    );
     assert.equal(limiter.take('a', 3, at + 19_999_999), false);
     assert.equal(limiter.take('a', 3, at + 20_000_000), true);
     assert.equal(limiter.take('a', 3, at + 20_000_000), false);
@@ -123,7 +129,10 @@ describe('event buckets travel with the session (memory store)', () => {
       // A fresh bucket would admit one; the old one, nearly empty, admits none.
       assert.deepEqual(await flood(again, 6, 3), [6, 7, 8]);
       // Refused, so never relayed: nothing more reached the receiver.
-      assert.deepEqual(receiver.frames.filter((f) => f.type === 'event'), []);
+      assert.deepEqual(
+        receiver.frames.filter((f) => f.type === 'event'),
+        [],
+      );
     } finally {
       for (const raw of sockets) raw.close();
       await server.close();

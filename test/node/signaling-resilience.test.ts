@@ -55,7 +55,16 @@ function hostileFrames(count: number, seed: number, joinedSeq: () => number): (s
         frames.push(JSON.stringify({ type: 'emit', seq: joinedSeq(), name: 'n', payload: { i: -1 }, ts: 0, to: Array.from({ length: 2_000 }, (_, k) => `r${k}`) }));
         break;
       case 7:
-        frames.push(JSON.stringify({ type: 'join', v: 1, id: i, projectId: PROJECT, kind: pick(['browser', 'backend', 'admin']), resume: { clientId: 'victim', resumeToken: 'forged.lobby.mac' } }));
+        frames.push(
+          JSON.stringify({
+            type: 'join',
+            v: 1,
+            id: i,
+            projectId: PROJECT,
+            kind: pick(['browser', 'backend', 'admin']),
+            resume: { clientId: 'victim', resumeToken: 'forged.lobby.mac' },
+          }),
+        );
         break;
       case 8:
         frames.push('{"type":"ping","id":1,"c":1' + ' '.repeat(Math.floor(random() * 5000)));
@@ -81,10 +90,7 @@ describe('signaling server under hostile frames', () => {
       receiver.on('n', (payload, meta) => got.push({ i: payload['i'] as number, from: meta.clientId }));
       // Hostile sockets: two joined to the same shard, two never joined.
       const hostile = [new Raw(server.url), new Raw(server.url), new Raw(server.url), new Raw(server.url)];
-      const hostileIds = new Set([
-        (await hostile[0]!.join({ shardName: 'fuzz' }))['clientId'] as string,
-        (await hostile[1]!.join({ shardName: 'fuzz' }))['clientId'] as string,
-      ]);
+      const hostileIds = new Set([(await hostile[0]!.join({ shardName: 'fuzz' }))['clientId'] as string, (await hostile[1]!.join({ shardName: 'fuzz' }))['clientId'] as string]);
       await Promise.all(hostile.map((socket) => socket.opened));
       let seq = 0;
       const batches = hostile.map((_, index) => hostileFrames(1_500, 42 + index, () => ++seq));
@@ -106,11 +112,17 @@ describe('signaling server under hostile frames', () => {
       await honest;
       await waitFor(() => got.filter((g) => g.from === sender.connectionInfo!.clientId).length === 300, 'every honest event', 10_000);
       const fromSender = got.filter((g) => g.from === sender.connectionInfo!.clientId).map((g) => g.i);
-      assert.deepEqual(fromSender, Array.from({ length: 300 }, (_, i) => i));
+      assert.deepEqual(
+        fromSender,
+        Array.from({ length: 300 }, (_, i) => i),
+      );
       // Whatever the hostile members got through carries their own id, never a forged one.
       const forged = got.filter((g) => g.i === -1);
       assert.ok(forged.length > 0, 'some hostile events were relayed');
-      assert.ok(forged.every((g) => hostileIds.has(g.from)), 'each under its true sender id');
+      assert.ok(
+        forged.every((g) => hostileIds.has(g.from)),
+        'each under its true sender id',
+      );
       assert.ok(server.metrics().invalidFrames > 1_000, `invalid frames counted: ${server.metrics().invalidFrames}`);
       assert.ok(hostile.some((socket) => socket.frames.some((f) => f.type === 'error' && (f['error'] as { code: string }).code === 'INVALID_MESSAGE')));
       // Still healthy, still serving new members.
@@ -153,7 +165,10 @@ describe('clients across failures', () => {
       assert.deepEqual(a.connectionInfo, infoA);
       await waitFor(() => got.length === 25, 'every event');
       await sleep(100);
-      assert.deepEqual(got, Array.from({ length: 25 }, (_, i) => i));
+      assert.deepEqual(
+        got,
+        Array.from({ length: 25 }, (_, i) => i),
+      );
       assert.deepEqual(presence.slice(-2), [1, 2]); // presence followed the socket, and came back
       // A second connect() returns the same connection.
       assert.deepEqual(await a.connect({ shardName: 'another' }), infoA);
@@ -191,7 +206,10 @@ describe('clients across failures', () => {
       b.on('after', (payload) => got.push(payload['k'] as number));
       await a.emitEvent('after', { k: 1 });
       await waitFor(() => got.length === 1, 'events after the restart');
-      assert.deepEqual((await a.info()).map((s) => s.shardName), ['restart']);
+      assert.deepEqual(
+        (await a.info()).map((s) => s.shardName),
+        ['restart'],
+      );
     } finally {
       await a.disconnect();
       await b.disconnect();
@@ -280,7 +298,10 @@ describe('clients across failures', () => {
       }
       errors.sort((x, y) => x - y);
       assert.ok(errors[Math.floor(errors.length * 0.9)]! < 2, `90% within 2 ms, errors ${errors.map((e) => e.toFixed(2)).join(' ')}`);
-      assert.ok(latencies.every((l) => l < 50), 'no skew of seconds left in latencyMs');
+      assert.ok(
+        latencies.every((l) => l < 50),
+        'no skew of seconds left in latencyMs',
+      );
     } finally {
       // In finally: a failed assertion left both clients reconnecting to the closed server for
       // good, and the file (and the whole suite with it) never ended.
@@ -301,7 +322,10 @@ describe('clients across failures', () => {
       assert.equal(await codeOf(overridden.connect()), 'UNAUTHORIZED');
       const otherProject = new PlatformBackend.Dispatch({ res, projectId: 'other', projectToken: 'other-token' });
       await otherProject.connect({ shardName: 'x' });
-      assert.deepEqual((await otherProject.info()).map((s) => s.shardName), ['x']);
+      assert.deepEqual(
+        (await otherProject.info()).map((s) => s.shardName),
+        ['x'],
+      );
       assert.throws(() => new PlatformBackend.Dispatch({ res: { locals: {} }, url: server.url }), /project id and token/);
       await viaRes.disconnect();
       await otherProject.disconnect();

@@ -142,7 +142,10 @@ describe('signaling server: shards', () => {
     const names = (await a.info()).map((shard) => shard.shardName).sort();
     assert.ok(names.includes('info-a') && names.includes('info-b'));
     assert.ok(!names.includes('elsewhere'));
-    assert.deepEqual((await a.info()).find((shard) => shard.shardName === 'info-a'), { shardName: 'info-a', numConnectedClients: 1 });
+    assert.deepEqual(
+      (await a.info()).find((shard) => shard.shardName === 'info-a'),
+      { shardName: 'info-a', numConnectedClients: 1 },
+    );
     await a.disconnect();
     await b.disconnect();
     stranger.close();
@@ -173,7 +176,10 @@ describe('signaling server: presence, identity and delivery', () => {
     const b = new Raw(server.url);
     const joinedB = await b.join({ shardName: 'presence' });
     const members = joinedB['members'] as { clientId: string; userInfo: unknown; userId: unknown; connectedAt: number }[];
-    assert.deepEqual(members.map((m) => m.userInfo), [{ name: 'Ann' }, {}]);
+    assert.deepEqual(
+      members.map((m) => m.userInfo),
+      [{ name: 'Ann' }, {}],
+    );
     assert.ok(members.every((m) => m.userId === null && typeof m.connectedAt === 'number'));
     const added = await a.next((f) => f.type === 'presence' && f['op'] === 'add');
     assert.equal((added['member'] as { clientId: string }).clientId, joinedB['clientId']);
@@ -216,7 +222,10 @@ describe('signaling server: presence, identity and delivery', () => {
     await a.emitEvent('note', { to: 'nobody' }, ['user-9']);
     await waitFor(() => got.length === 2, 'two targeted events');
     await sleep(50);
-    assert.deepEqual(got.map((g) => g.to), ['by-user', 'by-client']);
+    assert.deepEqual(
+      got.map((g) => g.to),
+      ['by-user', 'by-client'],
+    );
     assert.deepEqual(got[0]!.meta, { clientId: a.connectionInfo!.clientId, userId: 'user-7' });
     await a.disconnect();
     await b.disconnect();
@@ -233,7 +242,10 @@ describe('signaling server: presence, identity and delivery', () => {
     await waitFor(() => received[1]!.length === 150 && received[2]!.length === 150, 'all events');
     await sleep(50);
     assert.deepEqual(received[0], []);
-    assert.deepEqual(received[1], Array.from({ length: 150 }, (_, i) => i));
+    assert.deepEqual(
+      received[1],
+      Array.from({ length: 150 }, (_, i) => i),
+    );
     assert.deepEqual(received[2], received[1]);
     for (const client of clients) await client.disconnect();
   });

@@ -5,14 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import {
-  CONTROL_SUBPROTOCOL,
-  encodeHandshakeJoin,
-  JOIN_SUBPROTOCOL_PREFIX,
-  parseServerMessage,
-  SIGNALING_VERSION,
-  type JoinMessage,
-} from '../../protocol/signaling.js';
+import { CONTROL_SUBPROTOCOL, encodeHandshakeJoin, JOIN_SUBPROTOCOL_PREFIX, parseServerMessage, SIGNALING_VERSION, type JoinMessage } from '../../protocol/signaling.js';
 import type { SignalingServer } from '../../signaling/index.js';
 import { backend, PROJECT, Raw, startServer, waitFor, type Frame } from './signaling-support.js';
 
@@ -37,7 +30,10 @@ describe('signaling wire v2: join in the handshake', () => {
     assert.equal(answer.type, 'joined');
     assert.equal(answer['shardName'], 'hs');
     assert.equal(raw.ws.protocol, CONTROL_SUBPROTOCOL);
-    assert.deepEqual((answer['members'] as { userInfo: unknown }[]).map((member) => member.userInfo), [{ name: 'Ann' }]);
+    assert.deepEqual(
+      (answer['members'] as { userInfo: unknown }[]).map((member) => member.userInfo),
+      [{ name: 'Ann' }],
+    );
     // The socket is a normal control socket afterwards.
     const pong = await raw.request({ type: 'ping', c: 1 });
     assert.equal(pong.type, 'pong');
@@ -173,7 +169,10 @@ describe('signaling wire v2: presence coalescing', () => {
     // each with the whole list as it stood.
     assert.equal(lists[0], 2);
     assert.ok(lists.length <= 3, `notified ${lists.length} times: ${lists.join(', ')}`);
-    assert.deepEqual([...lists].sort((a, b) => a - b), lists);
+    assert.deepEqual(
+      [...lists].sort((a, b) => a - b),
+      lists,
+    );
     for (const client of [observer, first, ...more]) await client.disconnect();
   });
 });

@@ -15,7 +15,10 @@ const REQUIRED_OPTIONS: Partial<Record<VccKind, Record<string, unknown>>> = {
 describe('the VCC kinds table', () => {
   it('lists every kind but unknown among the known type names, each once, in table order', () => {
     const kinds = Object.keys(VCC_KINDS) as VccKind[];
-    assert.deepEqual(VCC_TYPES, kinds.filter((kind) => kind !== 'unknown').map((kind) => VCC_KINDS[kind].typeName));
+    assert.deepEqual(
+      VCC_TYPES,
+      kinds.filter((kind) => kind !== 'unknown').map((kind) => VCC_KINDS[kind].typeName),
+    );
     assert.equal(new Set(VCC_TYPES).size, VCC_TYPES.length);
     assert.ok(VCC_TYPES.length >= 16);
   });

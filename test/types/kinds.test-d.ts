@@ -109,6 +109,14 @@ export function shardMessageSwitch(message: ShardBroadcast): string {
 }
 
 // An allow-list that must name every method: one left out does not compile.
-export const allGuestMethods = listingEvery<keyof GuestApi>()(['describe', 'sync', 'valueChanged', 'activePathChanged', 'remixingChanged', 'playbackStateChanged', 'insetsChanged']);
+export const allGuestMethods = listingEvery<keyof GuestApi>()([
+  'describe',
+  'sync',
+  'valueChanged',
+  'activePathChanged',
+  'remixingChanged',
+  'playbackStateChanged',
+  'insetsChanged',
+]);
 // @ts-expect-error: missing 'insetsChanged'
 export const someGuestMethods = listingEvery<keyof GuestApi>()(['describe', 'sync', 'valueChanged', 'activePathChanged', 'remixingChanged', 'playbackStateChanged']);

@@ -22,7 +22,10 @@ export default [
           await cdp.detach();
         }
       }
-      const popup = page.context().pages().find((candidate) => candidate !== page && candidate.url() === payload.url);
+      const popup = page
+        .context()
+        .pages()
+        .find((candidate) => candidate !== page && candidate.url() === payload.url);
       if (!popup) throw new Error(`popup-click: no popup at ${payload.url}`);
       await popup.mouse.click(payload.x, payload.y);
       return true;

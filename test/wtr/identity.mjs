@@ -29,10 +29,21 @@ function readBody(req) {
 async function startServices() {
   dataDir = mkdtempSync(join(tmpdir(), 'platform-identity-browser-'));
   const args = [
-    '--import', 'tsx', join(root, 'signaling/bin.ts'),
-    '--port', '0', '--host', '127.0.0.1',
-    '--project', `${PROJECT.id}:${PROJECT.token}`, '--owner', `${PROJECT.id}:${PROJECT.owner}`,
-    '--admin-key', ADMIN_KEY, '--data-dir', dataDir,
+    '--import',
+    'tsx',
+    join(root, 'signaling/bin.ts'),
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--project',
+    `${PROJECT.id}:${PROJECT.token}`,
+    '--owner',
+    `${PROJECT.id}:${PROJECT.owner}`,
+    '--admin-key',
+    ADMIN_KEY,
+    '--data-dir',
+    dataDir,
   ];
   child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   servicesUrl = await new Promise((resolveUrl, reject) => {

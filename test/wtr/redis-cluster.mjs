@@ -56,10 +56,11 @@ async function nodesView() {
 }
 
 const commands = {
-  'redis-cluster-start': () => (starting ??= start().catch((error) => {
-    starting = null;
-    throw error;
-  })),
+  'redis-cluster-start': () =>
+    (starting ??= start().catch((error) => {
+      starting = null;
+      throw error;
+    })),
   'redis-cluster-nodes': nodesView,
   'redis-cluster-stop': async () => {
     await stop();

@@ -12,7 +12,11 @@ import { frameUrl, identityFor, type DevRemix, type WorkbenchState } from './sta
 /** How long a template has to call ready() and load() before the checks say it did not. */
 const CALL_WAIT_MS = 6_000;
 
-export function startEditorPane(pane: HTMLElement, state: WorkbenchState, parts: { log: WorkbenchLog; checks: Checks; overlay: ProblemOverlay; published: (remix: DevRemix) => void }): void {
+export function startEditorPane(
+  pane: HTMLElement,
+  state: WorkbenchState,
+  parts: { log: WorkbenchLog; checks: Checks; overlay: ProblemOverlay; published: (remix: DevRemix) => void },
+): void {
   const desktop = column(pane, 'frame', 'Editor');
   const phone = column(pane, 'phone-column', 'Phone · 390 × 844');
   const stale = document.createElement('p');
@@ -83,7 +87,8 @@ function watchCalls(editor: PlatformEditor, parts: { log: WorkbenchLog; checks: 
     frame.on('link', ({ relinked }) => {
       parts.log.add('editor', relinked ? 'the template reloaded and linked again' : 'linked');
       setTimeout(() => {
-        if (frame.state !== 'ready' && parts.checks.state('ready') !== 'ok') parts.checks.warn('ready', `not called within ${CALL_WAIT_MS / 1000} s: an editor shows no values or controls`);
+        if (frame.state !== 'ready' && parts.checks.state('ready') !== 'ok')
+          parts.checks.warn('ready', `not called within ${CALL_WAIT_MS / 1000} s: an editor shows no values or controls`);
         if (parts.checks.state('load') !== 'ok') parts.checks.warn('load', `not called within ${CALL_WAIT_MS / 1000} s: a feed skips this template`);
       }, CALL_WAIT_MS);
     });

@@ -89,7 +89,10 @@ export class FeedPane {
       // Over for the whole grace (a leave takes a moment), not over, under and over again.
       if (this.#overSince !== since || this.#members <= this.#allowed()) return;
       const focused = this.#allowed() === 1 ? 'one is' : 'none is';
-      this.#parts.checks.warn('focus', `${this.#members} feed frame(s) are listed here in a shard while ${focused} in focus: Platform.dispatch shows a preloaded frame away by itself; do not force its state`);
+      this.#parts.checks.warn(
+        'focus',
+        `${this.#members} feed frame(s) are listed here in a shard while ${focused} in focus: Platform.dispatch shows a preloaded frame away by itself; do not force its state`,
+      );
     }, FOCUS_GRACE_MS);
   }
 

@@ -66,7 +66,9 @@ function showBundle(report: BundleReport): void {
   else checks.warn('bundle', `${detail}: a phone on slow 4G (about 200 KB/s) takes ${((report.gzipBytes / 200_000) * 1000).toFixed(0)} ms to download it`);
 }
 checks.wait('bundle', 'building…');
-fetch('/__platform/bundle').then((response) => response.json() as Promise<BundleReport>).then(showBundle, (error: unknown) => checks.wait('bundle', `not measured: ${String(error)}`));
+fetch('/__platform/bundle')
+  .then((response) => response.json() as Promise<BundleReport>)
+  .then(showBundle, (error: unknown) => checks.wait('bundle', `not measured: ${String(error)}`));
 on<BundleReport>('bundle', showBundle);
 let lastPresence = new Map<string, number>();
 on<{ shards: { project: string; name: string; members: string[] }[] }>('presence', ({ shards }) => {

@@ -132,8 +132,13 @@ function renderQuestion(): void {
     const tied = ranking.filter(([, points]) => points === best?.[1]).length > 1;
     const nameOfBest = players.get(best?.[0] ?? '')?.name ?? 'Someone';
     $<HTMLElement>('.progress').textContent = 'Game over';
-    $<HTMLElement>('.question').textContent =
-      !best ? 'Game over' : ranking.length === 1 ? `${nameOfBest} scored ${best[1]} of ${QUESTIONS.length}` : tied ? `A tie at ${best[1]} of ${QUESTIONS.length}!` : `${nameOfBest} wins with ${best[1]} of ${QUESTIONS.length}!`;
+    $<HTMLElement>('.question').textContent = !best
+      ? 'Game over'
+      : ranking.length === 1
+        ? `${nameOfBest} scored ${best[1]} of ${QUESTIONS.length}`
+        : tied
+          ? `A tie at ${best[1]} of ${QUESTIONS.length}!`
+          : `${nameOfBest} wins with ${best[1]} of ${QUESTIONS.length}!`;
     choicesBox.replaceChildren();
     $<HTMLElement>('.answered').textContent = '';
     nextButton.textContent = 'Play again';
@@ -162,9 +167,15 @@ function renderQuestion(): void {
   );
   const waiting = present.size - answeredBy.length;
   $<HTMLElement>('.answered').textContent =
-    mine === undefined ? (answeredBy.length > 0 ? `${answeredBy.length} answered already` : present.size > 1 ? 'Be the first to answer' : 'Waiting for another player? You can play alone too')
-    : mine === question.answer ? `Right! ${waiting > 0 ? `Waiting for ${waiting} more` : 'Everyone answered'}`
-    : `Not this time. ${waiting > 0 ? `Waiting for ${waiting} more` : 'Everyone answered'}`;
+    mine === undefined
+      ? answeredBy.length > 0
+        ? `${answeredBy.length} answered already`
+        : present.size > 1
+          ? 'Be the first to answer'
+          : 'Waiting for another player? You can play alone too'
+      : mine === question.answer
+        ? `Right! ${waiting > 0 ? `Waiting for ${waiting} more` : 'Everyone answered'}`
+        : `Not this time. ${waiting > 0 ? `Waiting for ${waiting} more` : 'Everyone answered'}`;
   nextButton.textContent = q + 1 < QUESTIONS.length ? 'Next question' : 'See who won';
   nextButton.hidden = !connected || !reveal;
 }

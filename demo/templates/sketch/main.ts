@@ -40,7 +40,10 @@ const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.
 const infoText = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
 // A link may ask for a starting color (`?color=%23e03131`, one of COLORS); another player's keeps it (keepColorOwn).
 const askedColor = new URLSearchParams(location.search).get('color');
-const me = { name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`, color: askedColor !== null && COLORS.includes(askedColor) ? askedColor : pick(COLORS) };
+const me = {
+  name: `${pick(ADJECTIVES)} ${pick(ANIMALS)} ${Math.floor(10 + Math.random() * 90)}`,
+  color: askedColor !== null && COLORS.includes(askedColor) ? askedColor : pick(COLORS),
+};
 
 /** A stroke: color, width and points as fractions of the board (0..1), so every screen size agrees. */
 interface Stroke {
@@ -277,7 +280,8 @@ function renderPlayers(): void {
       const detail = document.createElement('small');
       const path = paths[client.clientId];
       const latency = latencyByClient.get(client.clientId);
-      detail.textContent = client.clientId === self ? '' : `${path === 'peer' ? 'P2P' : path === 'relay' ? 'relay' : '…'}${latency === undefined ? '' : ` · ${latency.toFixed(0)} ms`}`;
+      detail.textContent =
+        client.clientId === self ? '' : `${path === 'peer' ? 'P2P' : path === 'relay' ? 'relay' : '…'}${latency === undefined ? '' : ` · ${latency.toFixed(0)} ms`}`;
       button.append(dot, name, detail);
       button.disabled = client.clientId === self;
       button.addEventListener('click', () => {

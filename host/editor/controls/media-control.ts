@@ -114,37 +114,23 @@ export abstract class MediaControl extends VccControl {
     const uploading = this.progress !== null;
     return html`<div class="field" role="group" aria-labelledby="label">
       <span class="label" id="label">${this.name}</span>
-      <div
-        class="drop"
-        @dragenter=${this.#onDragEnter}
-        @dragover=${this.#onDragOver}
-        @dragleave=${this.#onDragLeave}
-        @drop=${this.#onDrop}
-      >
+      <div class="drop" @dragenter=${this.#onDragEnter} @dragover=${this.#onDragOver} @dragleave=${this.#onDragLeave} @drop=${this.#onDrop}>
         <div class="row">
-          <button
-            id="choose"
-            type="button"
-            ?disabled=${this.disabled || uploading}
-            aria-describedby=${`${this.describedBy} hint`}
-            @click=${this.#choose}
-          >
+          <button id="choose" type="button" ?disabled=${this.disabled || uploading} aria-describedby=${`${this.describedBy} hint`} @click=${this.#choose}>
             ${stored ? 'Replace' : 'Choose'} ${this.kind === 'sound' ? 'sound' : this.kind}…
           </button>
-          ${stored && !uploading
-            ? html`<button id="remove" type="button" class="secondary" ?disabled=${this.disabled} @click=${this.#remove}>Remove</button>`
-            : nothing}
+          ${stored && !uploading ? html`<button id="remove" type="button" class="secondary" ?disabled=${this.disabled} @click=${this.#remove}>Remove</button>` : nothing}
           ${uploading ? html`<button id="cancel" type="button" class="secondary" @click=${this.#cancel}>Cancel</button>` : nothing}
         </div>
         <span class="description" id="hint">or drop a file here (${this.#accept.join(', ')}, up to ${formatBytes(this.#maxBytes)})</span>
         <input id="file" type="file" hidden accept=${this.#accept.join(',')} @change=${this.#onFileInput} />
-        ${uploading
-          ? html`<progress id="progress" max="1" .value=${this.progress ?? 0} aria-label=${`Uploading ${this.name}`}></progress>`
-          : nothing}
+        ${uploading ? html`<progress id="progress" max="1" .value=${this.progress ?? 0} aria-label=${`Uploading ${this.name}`}></progress>` : nothing}
         <div class="preview">
-          ${this.keepsSecret && !this.localPreview
-            ? html`<p class="description" id="preview" role="status">${stored ? `Stored as ${stored}` : 'No image stored'}</p>`
-            : this.#renderPreview(this.localPreview ?? stored)}
+          ${
+            this.keepsSecret && !this.localPreview
+              ? html`<p class="description" id="preview" role="status">${stored ? `Stored as ${stored}` : 'No image stored'}</p>`
+              : this.#renderPreview(this.localPreview ?? stored)
+          }
         </div>
       </div>
       ${this.renderNotes()}
@@ -163,9 +149,11 @@ export abstract class MediaControl extends VccControl {
       case 'image':
         return html`<img id="preview" src=${url} alt=${`${this.name} preview`} />`;
       case 'video':
-        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video>${this.#renderDuration()}`;
+        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video
+          >${this.#renderDuration()}`;
       case 'sound':
-        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio>${this.#renderDuration()}`;
+        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio
+          >${this.#renderDuration()}`;
       case 'file':
         return html`<a id="preview" href=${url} target="_blank" rel="noopener noreferrer">${fileName(url)}</a>`;
       default:
@@ -294,7 +282,9 @@ export abstract class MediaControl extends VccControl {
       }
       return this.commitValue(keyPath);
     } catch (error) {
-      this.refuse(error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the upload of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`));
+      this.refuse(
+        error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the upload of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
       return false;
     } finally {
       this.#abort = null;

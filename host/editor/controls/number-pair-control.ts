@@ -26,20 +26,21 @@ export abstract class NumberPairControl extends VccControl {
       <legend>${this.name}</legend>
       <div class="row">
         ${this.members.map(
-          ([key, label]) => html`<label for=${key}>${label}</label>
-            <input
-              id=${key}
-              type="number"
-              inputmode="decimal"
-              step="any"
-              min=${this.minimum ?? ''}
-              size="6"
-              aria-label=${`${this.name} ${label}`}
-              aria-invalid=${this.error ? 'true' : 'false'}
-              ?disabled=${this.disabled}
-              @input=${this.#onInput}
-              @keydown=${this.onEnterCommits}
-            />`,
+          ([key, label]) =>
+            html`<label for=${key}>${label}</label>
+              <input
+                id=${key}
+                type="number"
+                inputmode="decimal"
+                step="any"
+                min=${this.minimum ?? ''}
+                size="6"
+                aria-label=${`${this.name} ${label}`}
+                aria-invalid=${this.error ? 'true' : 'false'}
+                ?disabled=${this.disabled}
+                @input=${this.#onInput}
+                @keydown=${this.onEnterCommits}
+              />`,
         )}
       </div>
       ${this.renderNotes()}
@@ -68,11 +69,17 @@ export abstract class NumberPairControl extends VccControl {
 
 /** Edits a `coordinate` VCC: `{x, y}`. */
 export class CoordinateControl extends NumberPairControl {
-  protected readonly members = [['x', 'X'], ['y', 'Y']] as const;
+  protected readonly members = [
+    ['x', 'X'],
+    ['y', 'Y'],
+  ] as const;
 }
 
 /** Edits a `size` VCC: `{width, height}`, neither below 0. */
 export class SizeControl extends NumberPairControl {
-  protected readonly members = [['width', 'Width'], ['height', 'Height']] as const;
+  protected readonly members = [
+    ['width', 'Width'],
+    ['height', 'Height'],
+  ] as const;
   protected override readonly minimum = 0;
 }

@@ -82,7 +82,9 @@ export class SecretControl extends VccControl {
       if (stored) this.commit();
       return stored;
     } catch (error) {
-      this.refuse(error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the secret could not be stored: ${error instanceof Error ? error.message : String(error)}`));
+      this.refuse(
+        error instanceof PlatformError ? error : new PlatformError('INTERNAL', `the secret could not be stored: ${error instanceof Error ? error.message : String(error)}`),
+      );
       return false;
     } finally {
       this.storing = false;

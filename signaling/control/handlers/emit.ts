@@ -47,5 +47,6 @@ export function onEmit(ctx: ServerContext, connection: Connection, message: Emit
 }
 
 function undelivered(ctx: ServerContext, connection: Connection, seq: number): void {
-  if (connection.state === 'joined') fail(ctx, connection, 'UNAVAILABLE', `event ${seq} may not have reached the members on other nodes: the server cannot reach its state store`, { seq });
+  if (connection.state === 'joined')
+    fail(ctx, connection, 'UNAVAILABLE', `event ${seq} may not have reached the members on other nodes: the server cannot reach its state store`, { seq });
 }

@@ -13,8 +13,11 @@ import { setUser } from './user-info.js';
 
 /** Verifies the token; one that fails is answered with its own error (its code tells the client why), not counted as a refusal. */
 export function onIdentify(ctx: ServerContext, connection: Connection, message: IdentifyMessage): void {
-  void ctx.running().services.tokens.verify(connection.projectId, message.token).then(
-    (user) => setUser(ctx, connection, message.id, { userId: user.id }).catch((error: unknown) => storeFailed(ctx, connection, message.id, error)),
-    (error: unknown) => send(ctx, connection, { type: 'error', id: message.id, error: serializeError(error) }),
-  );
+  void ctx
+    .running()
+    .services.tokens.verify(connection.projectId, message.token)
+    .then(
+      (user) => setUser(ctx, connection, message.id, { userId: user.id }).catch((error: unknown) => storeFailed(ctx, connection, message.id, error)),
+      (error: unknown) => send(ctx, connection, { type: 'error', id: message.id, error: serializeError(error) }),
+    );
 }

@@ -16,8 +16,7 @@ import { saveBuckets } from '../member-session.js';
 const INFO_BYTES_PER_TOKEN = 4096;
 
 /** The emptiest shard first (most room left for the default capacity), then by name: a stable order for a bounded `info`. */
-const byRoomLeft = (a: ShardInfo, b: ShardInfo): number =>
-  a.numConnectedClients - b.numConnectedClients || (a.shardName < b.shardName ? -1 : a.shardName > b.shardName ? 1 : 0);
+const byRoomLeft = (a: ShardInfo, b: ShardInfo): number => a.numConnectedClients - b.numConnectedClients || (a.shardName < b.shardName ? -1 : a.shardName > b.shardName ? 1 : 0);
 
 /** Asks the store for the project's shards and answers with them. */
 export function onInfo(ctx: ServerContext, connection: Connection, message: InfoRequest): void {

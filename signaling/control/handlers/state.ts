@@ -11,14 +11,7 @@
 import * as Y from 'yjs';
 import { assertPlainData } from '../../../protocol/data.js';
 import { PlatformError } from '../../../protocol/errors.js';
-import {
-  base64CharsFor,
-  fromBase64,
-  toBase64,
-  type StateSyncReply,
-  type StateSyncRequest,
-  type StateUpdateMessage,
-} from '../../../protocol/signaling.js';
+import { base64CharsFor, fromBase64, toBase64, type StateSyncReply, type StateSyncRequest, type StateUpdateMessage } from '../../../protocol/signaling.js';
 import { projectOf } from '../../projects.js';
 import type { ShardStateStore } from '../../store/store.js';
 import type { Connection } from '../control-socket.js';
@@ -111,10 +104,11 @@ export function onStateSync(ctx: ServerContext, connection: Connection, message:
   // From now on it hears relayed updates: one that comes while the state is read is in the read or follows it.
   connection.wantsState = true;
   const { projectId, shardName } = connection;
-  syncReply(ctx, store, projectId, shardName, message.sv).then(
-    (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
-    (error: unknown) => storeFailed(ctx, connection, message.id, error),
-  )
+  syncReply(ctx, store, projectId, shardName, message.sv)
+    .then(
+      (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
+      (error: unknown) => storeFailed(ctx, connection, message.id, error),
+    )
     // Out of the door's catch (asynchronous): a bug here is logged, never an unhandled rejection that ends the process.
     .catch((error: unknown) => ctx.log(`platform-kit: stateSync failed: ${String(error)}`));
 }
@@ -140,18 +134,19 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
   if (update.length <= EMPTY_UPDATE.length) return send(ctx, connection, { type: 'ok', id });
   const { projectId, shardName, clientId } = connection;
   const text = update.length === fromBase64Length(message.update) ? message.update : toBase64(update);
-  keep(ctx, store, projectId, shardName, update, maxBytes).then(
-    (count) => {
-      if (count === null) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
-      const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${text}"}`;
-      // The first update of a state this node saw before: the store lost it (Redis restarted empty).
-      // Before the publish, which marks the hub as holding state when this node relays it.
-      noteState(ctx, projectId, shardName, count === 1, true);
-      ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
-      if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
-    },
-    (error: unknown) => storeFailed(ctx, connection, id, error),
-  )
+  keep(ctx, store, projectId, shardName, update, maxBytes)
+    .then(
+      (count) => {
+        if (count === null) return fail(ctx, connection, 'STATE_TOO_LARGE', `the shard's state would pass its limit of ${maxBytes} bytes; the update was not kept`, { id });
+        const frame = `{"type":"state","from":${JSON.stringify(clientId)},"update":"${text}"}`;
+        // The first update of a state this node saw before: the store lost it (Redis restarted empty).
+        // Before the publish, which marks the hub as holding state when this node relays it.
+        noteState(ctx, projectId, shardName, count === 1, true);
+        ctx.store.publish(projectId, shardName, { kind: 'state', from: clientId, frame });
+        if (connection.state === 'joined') send(ctx, connection, { type: 'ok', id });
+      },
+      (error: unknown) => storeFailed(ctx, connection, id, error),
+    )
     .catch((error: unknown) => ctx.log(`platform-kit: a state update failed: ${String(error)}`));
 }
 

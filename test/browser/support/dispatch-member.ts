@@ -116,7 +116,10 @@ export class Member {
   }
 
   events(eventName?: string): ReceivedEvent[] {
-    return this.reports.filter((r) => r.kind === 'event').map((r) => r.data as ReceivedEvent).filter((e) => !eventName || e.eventName === eventName);
+    return this.reports
+      .filter((r) => r.kind === 'event')
+      .map((r) => r.data as ReceivedEvent)
+      .filter((e) => !eventName || e.eventName === eventName);
   }
   /** What the member's onError heard, in order. */
   errors(): { code: string; message: string }[] {
