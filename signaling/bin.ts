@@ -176,11 +176,11 @@ for (const id of [...(values['require-user-token'] ?? []), ...list('PLATFORM_REQ
   known(id, '--require-user-token');
   identified.add(id);
 }
-const capacities: Record<string, number> = {};
+const ceilings: Record<string, number> = {};
 for (const item of [...(values['max-connections-per-shard'] ?? []), ...list('PLATFORM_MAX_CONNECTIONS_PER_SHARD')]) {
   const [id, text] = pair(item, '--max-connections-per-shard');
   known(id, '--max-connections-per-shard');
-  capacities[id] = number(text, '--max-connections-per-shard')!;
+  ceilings[id] = number(text, '--max-connections-per-shard')!;
 }
 const projects: Record<string, string | SignalingProject> = {};
 for (const [id, token] of Object.entries(tokens)) {
@@ -189,7 +189,7 @@ for (const [id, token] of Object.entries(tokens)) {
     ...(owners[id] === undefined ? {} : { ownerUserId: owners[id] }),
     ...(origins[id] === undefined ? {} : { allowedOrigins: origins[id] }),
     ...(identified.has(id) ? { requireUserToken: true } : {}),
-    ...(capacities[id] === undefined ? {} : { maxConnectionsPerShard: capacities[id] }),
+    ...(ceilings[id] === undefined ? {} : { shardSizeCeiling: ceilings[id] }),
   };
   projects[id] = Object.keys(project).length === 1 ? token : project;
 }

@@ -148,13 +148,17 @@ export interface SignalingProject extends ServicesProject {
    */
   readonly requireUserToken?: boolean;
   /**
-   * Largest `maxConnectionsPerShard` a client of this project may ask for; a
-   * larger request is lowered to it. Default (and at most) 1,000. A named
-   * shard has no capacity of its own: each joiner is admitted while the shard
-   * holds fewer members than it asked for, so the first joiner cannot make a
-   * shard full for everyone (asking for 1) and the clients of a 2-player
-   * game, all asking 2, still find the third seat taken.
+   * The project's ceiling on a shard's size: the largest `maxConnectionsPerShard`
+   * a client of this project may ask for; a larger request is lowered to it.
+   * Default (and at most) 1,000. It is no shard's capacity: a shard's capacity
+   * is what its joiners ask for. A named shard has no capacity of its own: each
+   * joiner is admitted while the shard holds fewer members than it asked for,
+   * so the first joiner cannot make a shard full for everyone (asking for 1)
+   * and the clients of a 2-player game, all asking 2, still find the third
+   * seat taken.
    */
+  readonly shardSizeCeiling?: number;
+  /** @deprecated The earlier name of {@link shardSizeCeiling} (read when that is absent): it read as a shard's capacity. */
   readonly maxConnectionsPerShard?: number;
   /** This project's largest shard state in bytes; at most (and by default) {@link SignalingLimits.maxStateBytes}. */
   readonly maxStateBytes?: number;

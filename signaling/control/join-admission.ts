@@ -1,7 +1,7 @@
 /**
  * Who may join, checked before anything is placed: the protocol version, the
  * project and its rules (the backend's project token, allowedOrigins,
- * requireUserToken, the capacity ceiling), the shard name and the size of
+ * requireUserToken, the project's shard size ceiling), the shard name and the size of
  * `userInfo`; then the join allowance of the client's address
  * (SignalingLimits.maxJoinsPerAddressPerMinute), and the user token of
  * `connect({ authorization })`. A check that fails answers (and for the
@@ -82,8 +82,9 @@ export function checkJoin(ctx: ServerContext, connection: Connection, message: J
     fail(ctx, connection, 'INVALID_ARGUMENT', `maxConnectionsPerShard must be 1 to ${MAX_CONNECTIONS_PER_SHARD_LIMIT}`, { id });
     return null;
   }
-  // The project's ceiling (SignalingProject.maxConnectionsPerShard) lowers what a client asks for.
-  const maxConnectionsPerShard = Math.min(requested, project.maxConnectionsPerShard ?? MAX_CONNECTIONS_PER_SHARD_LIMIT);
+  // The project's ceiling (SignalingProject.shardSizeCeiling) lowers what a client asks for: the shard's capacity.
+  const ceiling = project.shardSizeCeiling ?? project.maxConnectionsPerShard ?? MAX_CONNECTIONS_PER_SHARD_LIMIT;
+  const maxConnectionsPerShard = Math.min(requested, ceiling);
   // An empty userInfo (what most joins carry) is shared, not kept once per member.
   const userInfo = message.userInfo === undefined || isEmpty(message.userInfo) ? NO_USER_INFO : message.userInfo;
   if (userInfo !== NO_USER_INFO && utf8Length(JSON.stringify(userInfo)) > ctx.limits.maxUserInfoBytes) {

@@ -673,14 +673,19 @@ describe('hostile input: shards, capacity and info (in-process server)', () => {
     assert.equal(errorCode(await third.join({ shardName: 'duel', maxConnectionsPerShard: 2 })), 'SHARD_FULL');
   });
 
-  it("capacity: the project's maxConnectionsPerShard ceiling lowers what a joiner asks for", async () => {
-    const server = await startServer({ projects: { [PROJECT]: { token: TOKEN, maxConnectionsPerShard: 3 } } });
-    cleanup.defer(() => server.close());
-    for (let i = 0; i < 3; i++) cleanup.member(await joinMember(server.url, 'capped'));
-    const fourth = cleanup.wire(controlWire(server.url));
-    const answer = await fourth.join({ shardName: 'capped' });
-    assert.equal(errorCode(answer), 'SHARD_FULL', `a fourth joiner asking the default 100: ${JSON.stringify(answer).slice(0, 200)}`);
-  });
+  for (const [name, project] of [
+    ['shardSizeCeiling', { token: TOKEN, shardSizeCeiling: 3 }],
+    ['maxConnectionsPerShard (its earlier name)', { token: TOKEN, maxConnectionsPerShard: 3 }],
+  ] as const) {
+    it(`capacity: the project's ceiling (${name}) lowers what a joiner asks for`, async () => {
+      const server = await startServer({ projects: { [PROJECT]: project } });
+      cleanup.defer(() => server.close());
+      for (let i = 0; i < 3; i++) cleanup.member(await joinMember(server.url, 'capped'));
+      const fourth = cleanup.wire(controlWire(server.url));
+      const answer = await fourth.join({ shardName: 'capped' });
+      assert.equal(errorCode(answer), 'SHARD_FULL', `a fourth joiner asking the default 100: ${JSON.stringify(answer).slice(0, 200)}`);
+    });
+  }
 
   describe('info over 111 shards', () => {
     let server: SignalingServer;
