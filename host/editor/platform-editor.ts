@@ -377,7 +377,11 @@ export class PlatformEditor extends EditorProperties {
         if (!this.session?.customization) this.#loadError = withoutPrefix((payload as PlatformError).message);
         this.#reportError(payload as PlatformError);
         break;
-      default:
+      // Events the panel draws from the session's own state: a render is all they need. Listed, not a
+      // default, so that an event added to RemixSessionEvents is named here by the linter.
+      case 'activepathchange':
+      case 'customization':
+      case 'defaultmisfits':
         this.requestUpdate();
     }
   }
