@@ -33,18 +33,12 @@ export function renderBar(spec: BarSpec): TemplateResult {
   return html`<div class=${compact ? 'bar compact' : 'bar'} role="toolbar" aria-label="Remix" @keydown=${onToolbarKeydown}>
     <button id="remix" type="button" aria-pressed=${remixing ? 'true' : 'false'} @click=${() => spec.switchTo(true)}>Edit</button>
     <button id="preview" type="button" aria-pressed=${remixing ? 'false' : 'true'} @click=${() => spec.switchTo(false)}>Preview</button>
-    <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!spec.canUndo} @click=${spec.undo}>
-      ${compact ? '↶' : 'Undo'}
-    </button>
-    <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!spec.canRedo} @click=${spec.redo}>
-      ${compact ? '↷' : 'Redo'}
-    </button>
+    <button id="undo" type="button" aria-label=${compact ? 'Undo' : nothing} aria-keyshortcuts="Control+Z" ?disabled=${!spec.canUndo} @click=${spec.undo}>${compact ? '↶' : 'Undo'}</button>
+    <button id="redo" type="button" aria-label=${compact ? 'Redo' : nothing} aria-keyshortcuts="Control+Shift+Z Control+Y" ?disabled=${!spec.canRedo} @click=${spec.redo}>${compact ? '↷' : 'Redo'}</button>
     <span class="status" role="status">${spec.status}</span>
     ${
       compact && spec.full
-        ? html`<button id="customize" type="button" aria-controls="panel" aria-expanded=${spec.panelOpen ? 'true' : 'false'} ?disabled=${!remixing} @click=${spec.togglePanel}>
-            Customize
-          </button>`
+        ? html`<button id="customize" type="button" aria-controls="panel" aria-expanded=${spec.panelOpen ? 'true' : 'false'} ?disabled=${!remixing} @click=${spec.togglePanel}>Customize</button>`
         : nothing
     }
     <button id="finish" class="finish" type="button" ?disabled=${!remixing} @click=${spec.finish}>Finish</button>

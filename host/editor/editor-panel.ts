@@ -76,25 +76,15 @@ function panelScopes(customization: BuiltCustomization, scopes: ScopesPass, spec
       // The disclosure pattern (a button in the heading, aria-expanded): a closed scope costs one
       // button, where each control is an element with a shadow root of its own.
       return html`<section class=${open ? 'scope open' : 'scope'} data-scope=${scope.key} aria-labelledby=${`scope-${scope.key}`}>
-        <h2>
-          <button
-            type="button"
-            id=${`scope-${scope.key}`}
-            aria-expanded=${open ? 'true' : 'false'}
-            aria-controls=${`scope-body-${scope.key}`}
-            @click=${() => scopes.toggle(scope.key)}
-          >
-            ${scope.name ?? scope.key}
-          </button>
-        </h2>
+        <h2><button type="button" id=${`scope-${scope.key}`} aria-expanded=${open ? 'true' : 'false'} aria-controls=${`scope-body-${scope.key}`} @click=${() => scopes.toggle(scope.key)}>${scope.name ?? scope.key}</button></h2>
         <div class="scope-body" id=${`scope-body-${scope.key}`} ?hidden=${!open}>
           ${
             open
               ? html`${scope.description ? html`<p class="scope-description">${scope.description}</p>` : nothing}
-                ${scope.fields.slice(0, shown).map((field) => {
-                  const path = [scope.key, field.key];
-                  return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
-                })}`
+              ${scope.fields.slice(0, shown).map((field) => {
+                const path = [scope.key, field.key];
+                return html`<div class="field" data-path=${JSON.stringify(path)}>${spec.renderField(path, field, fieldType(field), !spec.remixing)}</div>`;
+              })}`
               : nothing
           }
         </div>

@@ -258,21 +258,20 @@ export class PlatformEditor extends EditorProperties {
     const compact = this.#layout.compact;
     // One shape for both layouts: the stage (which holds the template's iframe) must stay the
     // same element when the layout changes, since moving an iframe reloads it.
-    return html`<div class="editor">
-      ${renderBar({
-        remixing,
-        compact,
-        full,
-        canUndo: this.#undo.canUndo,
-        canRedo: this.#undo.canRedo,
-        status: this.#status.message,
-        panelOpen: this.#panel.open,
-        switchTo: (isRemixing) => this.#switchTo(isRemixing),
-        undo: () => this.undo(),
-        redo: () => this.redo(),
-        togglePanel: this.#panel.toggle,
-        finish: () => this.finish(),
-      })}
+    return html`<div class="editor">${renderBar({
+      remixing,
+      compact,
+      full,
+      canUndo: this.#undo.canUndo,
+      canRedo: this.#undo.canRedo,
+      status: this.#status.message,
+      panelOpen: this.#panel.open,
+      switchTo: (isRemixing) => this.#switchTo(isRemixing),
+      undo: () => this.undo(),
+      redo: () => this.redo(),
+      togglePanel: this.#panel.toggle,
+      finish: () => this.finish(),
+    })}
       <div class=${compact ? 'body compact' : 'body'} @platform-control-change=${this.#onControlChange} @platform-control-error=${this.#onControlError}>
         <div class="stage"></div>
         ${
@@ -290,8 +289,7 @@ export class PlatformEditor extends EditorProperties {
             : nothing
         }
         ${session ? this.#overlay.render() : nothing}
-      </div>
-    </div>`;
+      </div></div>`;
   }
 
   /** Remix or Preview from the bar. In the compact bar the pressed one is hidden: the focus moves to the other. */

@@ -53,46 +53,21 @@ export class ArrayControl extends VccControl {
       <legend>${this.name}</legend>
       <ol @platform-control-change=${this.#onItemChange} @keydown=${this.#onKeydown}>
         ${items.map(
-          (item, index) =>
-            html`<li data-index=${index}>
-              ${renderControl({
-                path: [...this.path, String(index)],
-                type: itemType,
-                value: item,
-                label: `${this.name} ${index + 1}`,
-                services: this.services,
-                disabled: this.disabled,
-              })}
-              <div class="row actions">
-                <button
-                  type="button"
-                  class="secondary up"
-                  aria-label=${`Move ${this.name} ${index + 1} up`}
-                  ?disabled=${this.disabled || index === 0}
-                  @click=${() => this.#move(index, -1, 'up')}
-                >
-                  ↑
-                </button>
-                <button
-                  type="button"
-                  class="secondary down"
-                  aria-label=${`Move ${this.name} ${index + 1} down`}
-                  ?disabled=${this.disabled || index === items.length - 1}
-                  @click=${() => this.#move(index, 1, 'down')}
-                >
-                  ↓
-                </button>
-                <button
-                  type="button"
-                  class="secondary remove"
-                  aria-label=${`Remove ${this.name} ${index + 1}`}
-                  ?disabled=${this.disabled || items.length <= min}
-                  @click=${() => this.#remove(index)}
-                >
-                  ✕
-                </button>
-              </div>
-            </li>`,
+          (item, index) => html`<li data-index=${index}>
+            ${renderControl({
+              path: [...this.path, String(index)],
+              type: itemType,
+              value: item,
+              label: `${this.name} ${index + 1}`,
+              services: this.services,
+              disabled: this.disabled,
+            })}
+            <div class="row actions">
+              <button type="button" class="secondary up" aria-label=${`Move ${this.name} ${index + 1} up`} ?disabled=${this.disabled || index === 0} @click=${() => this.#move(index, -1, 'up')}>↑</button>
+              <button type="button" class="secondary down" aria-label=${`Move ${this.name} ${index + 1} down`} ?disabled=${this.disabled || index === items.length - 1} @click=${() => this.#move(index, 1, 'down')}>↓</button>
+              <button type="button" class="secondary remove" aria-label=${`Remove ${this.name} ${index + 1}`} ?disabled=${this.disabled || items.length <= min} @click=${() => this.#remove(index)}>✕</button>
+            </div>
+          </li>`,
         )}
       </ol>
       <div class="row">

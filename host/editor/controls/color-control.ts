@@ -76,19 +76,19 @@ export class ColorControl extends VccControl {
       ${
         this.#allowAlpha
           ? html`<div class="row">
-              <label for="alpha">Opacity</label>
-              <input
-                id="alpha"
-                type="range"
-                min="0"
-                max="1"
-                step="0.01"
-                .valueAsNumber=${live(color.a)}
-                ?disabled=${this.disabled}
-                @input=${this.#onAlpha}
-                @keydown=${this.onEnterCommits}
-              />
-            </div>`
+            <label for="alpha">Opacity</label>
+            <input
+              id="alpha"
+              type="range"
+              min="0"
+              max="1"
+              step="0.01"
+              .valueAsNumber=${live(color.a)}
+              ?disabled=${this.disabled}
+              @input=${this.#onAlpha}
+              @keydown=${this.onEnterCommits}
+            />
+          </div>`
           : nothing
       }
       ${this.renderNotes()}

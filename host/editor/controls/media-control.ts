@@ -114,9 +114,21 @@ export abstract class MediaControl extends VccControl {
     const uploading = this.progress !== null;
     return html`<div class="field" role="group" aria-labelledby="label">
       <span class="label" id="label">${this.name}</span>
-      <div class="drop" @dragenter=${this.#onDragEnter} @dragover=${this.#onDragOver} @dragleave=${this.#onDragLeave} @drop=${this.#onDrop}>
+      <div
+        class="drop"
+        @dragenter=${this.#onDragEnter}
+        @dragover=${this.#onDragOver}
+        @dragleave=${this.#onDragLeave}
+        @drop=${this.#onDrop}
+      >
         <div class="row">
-          <button id="choose" type="button" ?disabled=${this.disabled || uploading} aria-describedby=${`${this.describedBy} hint`} @click=${this.#choose}>
+          <button
+            id="choose"
+            type="button"
+            ?disabled=${this.disabled || uploading}
+            aria-describedby=${`${this.describedBy} hint`}
+            @click=${this.#choose}
+          >
             ${stored ? 'Replace' : 'Choose'} ${this.kind === 'sound' ? 'sound' : this.kind}…
           </button>
           ${stored && !uploading ? html`<button id="remove" type="button" class="secondary" ?disabled=${this.disabled} @click=${this.#remove}>Remove</button>` : nothing}
@@ -149,11 +161,9 @@ export abstract class MediaControl extends VccControl {
       case 'image':
         return html`<img id="preview" src=${url} alt=${`${this.name} preview`} />`;
       case 'video':
-        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video
-          >${this.#renderDuration()}`;
+        return html`<video id="preview" src=${url} controls muted aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></video>${this.#renderDuration()}`;
       case 'sound':
-        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio
-          >${this.#renderDuration()}`;
+        return html`<audio id="preview" src=${url} controls aria-label=${`${this.name} preview`} @loadedmetadata=${this.#onMetadata} @emptied=${this.#onEmptied}></audio>${this.#renderDuration()}`;
       case 'file':
         return html`<a id="preview" href=${url} target="_blank" rel="noopener noreferrer">${fileName(url)}</a>`;
       default:

@@ -26,21 +26,20 @@ export abstract class NumberPairControl extends VccControl {
       <legend>${this.name}</legend>
       <div class="row">
         ${this.members.map(
-          ([key, label]) =>
-            html`<label for=${key}>${label}</label>
-              <input
-                id=${key}
-                type="number"
-                inputmode="decimal"
-                step="any"
-                min=${this.minimum ?? ''}
-                size="6"
-                aria-label=${`${this.name} ${label}`}
-                aria-invalid=${this.error ? 'true' : 'false'}
-                ?disabled=${this.disabled}
-                @input=${this.#onInput}
-                @keydown=${this.onEnterCommits}
-              />`,
+          ([key, label]) => html`<label for=${key}>${label}</label>
+            <input
+              id=${key}
+              type="number"
+              inputmode="decimal"
+              step="any"
+              min=${this.minimum ?? ''}
+              size="6"
+              aria-label=${`${this.name} ${label}`}
+              aria-invalid=${this.error ? 'true' : 'false'}
+              ?disabled=${this.disabled}
+              @input=${this.#onInput}
+              @keydown=${this.onEnterCommits}
+            />`,
         )}
       </div>
       ${this.renderNotes()}

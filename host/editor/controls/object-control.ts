@@ -21,18 +21,17 @@ export class ObjectControl extends VccControl {
     return html`<fieldset aria-describedby=${this.describedBy} @platform-control-change=${this.#onFieldChange}>
       <legend>${this.name}</legend>
       ${fields.map(
-        (field) =>
-          html`<div data-key=${field.key}>
-            ${renderControl({
-              path: [...this.path, field.key],
-              type: field.type,
-              value: Object.prototype.hasOwnProperty.call(object, field.key) ? object[field.key] : defaultValueOf(field.type),
-              label: field.name,
-              ...(field.description !== undefined ? { description: field.description } : {}),
-              services: this.services,
-              disabled: this.disabled,
-            })}
-          </div>`,
+        (field) => html`<div data-key=${field.key}>
+          ${renderControl({
+            path: [...this.path, field.key],
+            type: field.type,
+            value: Object.prototype.hasOwnProperty.call(object, field.key) ? object[field.key] : defaultValueOf(field.type),
+            label: field.name,
+            ...(field.description !== undefined ? { description: field.description } : {}),
+            services: this.services,
+            disabled: this.disabled,
+          })}
+        </div>`,
       )}
       ${this.renderNotes()}
     </fieldset>`;

@@ -10,7 +10,14 @@ export class SelectControl extends VccControl {
     const value = typeof this.value === 'string' ? this.value : '';
     return html`<div class="field">
       <label for="input">${this.name}</label>
-      <select id="input" .value=${live(value)} ?disabled=${this.disabled} aria-describedby=${this.describedBy} @change=${this.#onChange} @keydown=${this.onEnterCommits}>
+      <select
+        id="input"
+        .value=${live(value)}
+        ?disabled=${this.disabled}
+        aria-describedby=${this.describedBy}
+        @change=${this.#onChange}
+        @keydown=${this.onEnterCommits}
+      >
         ${options.map((option) => html`<option value=${option.value} ?selected=${option.value === value}>${option.label}</option>`)}
       </select>
       ${this.renderNotes()}
