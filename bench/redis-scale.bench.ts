@@ -15,7 +15,7 @@
  * Targets: none hard; reported only (cross-node latency ≤ 2 ms median is flagged).
  */
 import { WebSocket } from 'ws';
-import { NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
+import { BENCH_LIMIT_ARGS, NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
 import { PROJECT, TOKEN } from '../test/node/signaling-support.js';
 import { ms, ratio, stats, table, type BenchContext, type BenchOutcome } from './support/bench.js';
 
@@ -36,20 +36,7 @@ async function startCluster(count: number): Promise<Cluster> {
   const redis = await RedisProcess.start();
   // Every client comes from 127.0.0.1: the join limit per address stays on (each join pays for
   // its check in Redis) with a burst above the bench's joins.
-  const nodes = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      NodeProcess.start(redis.url, `b${i + 1}`, [
-        '--max-events-per-second',
-        '100000',
-        '--max-joins-per-address-per-minute',
-        '1000000',
-        '--max-shards-per-address-per-minute',
-        '1000000',
-        '--max-unjoined-sockets-per-address',
-        '100000',
-      ]),
-    ),
-  );
+  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => NodeProcess.start(redis.url, `b${i + 1}`, BENCH_LIMIT_ARGS)));
   return { redis, nodes };
 }
 async function stopCluster(cluster: Cluster): Promise<void> {

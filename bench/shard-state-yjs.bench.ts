@@ -34,7 +34,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import type * as Y from 'yjs';
-import { NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
+import { BENCH_LIMIT_ARGS, NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
 import { bytes, ms, ratio, stats, table, type BenchContext, type BenchOutcome, type TargetCheck } from './support/bench.js';
 import { startByteProxy } from './support/byte-proxy.js';
 import { emitChat, joinKit, type KitMember } from './support/shard-state-clients.js';
@@ -58,16 +58,7 @@ const LONG_LOG = 2_000;
 const WAIT_MS = 60_000;
 const PLAIN_JOIN = 'kit, one node: join alone (no state)';
 /** Generous limits: the bench joins from one address far more often than a person would. */
-const NODE_ARGS = [
-  '--max-events-per-second',
-  '100000',
-  '--max-joins-per-address-per-minute',
-  '1000000',
-  '--max-shards-per-address-per-minute',
-  '1000000',
-  '--max-unjoined-sockets-per-address',
-  '100000',
-];
+const NODE_ARGS = BENCH_LIMIT_ARGS;
 
 /** A process's resident set in bytes (Linux /proc). */
 function rssOf(child: ChildProcess): number {

@@ -131,6 +131,21 @@ export class RedisProcess {
   }
 }
 
+/**
+ * Per-address limits far above what a bench sends from its one address (127.0.0.1), for benches
+ * that measure the server, not its door: events, joins, new shards and unjoined sockets.
+ */
+export const BENCH_LIMIT_ARGS: readonly string[] = [
+  '--max-events-per-second',
+  '100000',
+  '--max-joins-per-address-per-minute',
+  '1000000',
+  '--max-shards-per-address-per-minute',
+  '1000000',
+  '--max-unjoined-sockets-per-address',
+  '100000',
+];
+
 /** One signaling node in its own process. */
 export class NodeProcess {
   constructor(
