@@ -34,7 +34,11 @@
  * What it cannot tell apart: a template that waits `HOST_GESTURE_MS` after
  * the viewer's last key in the host and steals while the page still has
  * the activation (5 s in Chromium); a mouse resting on the template; keys
- * typed within the few milliseconds of its first two steals.
+ * typed within the few milliseconds of its first two steals; and a click
+ * into a frame made less than `HOST_GESTURE_MS` after a host key (a feed's
+ * k brings a template up, and the viewer clicks it at once), which looks
+ * like a template taking the focus at its load: that first click's focus
+ * goes back, the next one stays.
  */
 
 /** How long after Tab the frame may take the focus (the one move of sequential navigation). */

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import type { SignalingServer } from '../../signaling/index.js';
+import { SWEEP_SLICE } from '../../signaling/control/heartbeat.js';
 import { createMemoryStore } from '../../signaling/store/memory-store.js';
 import type { ShardStore } from '../../signaling/store/store.js';
 import { ADMIN_KEY, backend, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
@@ -341,6 +342,38 @@ describe('signaling server: heartbeats', () => {
     } finally {
       await server.close();
       await memory.close();
+    }
+  });
+
+  it('sweeps in slices: every socket past the first slice is pinged, and a silent one there is terminated', async () => {
+    // The sweep lets the event loop run between slices of SWEEP_SLICE sockets (a node of 16,667
+    // clients was held 0.5 to 2 s by one pass, past its lease): none may be skipped for it.
+    const count = 2 * SWEEP_SLICE + 50;
+    const server = await startServer({ heartbeatIntervalMs: 300, joinTimeoutMs: 600_000, limits: { maxUnjoinedSocketsPerAddress: count + 10 } });
+    const sockets: WebSocket[] = [];
+    try {
+      const pings = new Map<WebSocket, number>();
+      for (let index = 0; index < count; index++) {
+        const ws = new WebSocket(`${server.url.replace('http', 'ws')}/dispatch`);
+        pings.set(ws, 0);
+        ws.on('ping', () => pings.set(ws, (pings.get(ws) ?? 0) + 1));
+        sockets.push(ws);
+      }
+      await waitFor(() => sockets.every((ws) => ws.readyState === ws.OPEN), `${count} sockets to open`, 30_000);
+      // The last socket opened is in the last slice (the snapshot keeps the order sockets came in).
+      const silent = sockets.at(-1)!;
+      (silent as unknown as { _socket: { pause(): void } })._socket.pause();
+      await waitFor(() => sockets.slice(0, -1).every((ws) => (pings.get(ws) ?? 0) >= 2), 'two pings to reach every other socket', 30_000);
+      const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+      (silent as unknown as { _socket: { resume(): void } })._socket.resume();
+      await silentClosed;
+      assert.ok(
+        sockets.slice(0, -1).every((ws) => ws.readyState === ws.OPEN),
+        'the sockets that answered stay open',
+      );
+    } finally {
+      for (const ws of sockets) ws.terminate();
+      await server.close();
     }
   });
 
