@@ -8,7 +8,13 @@
  *   (preloaded, so a template may connect at once and be ready when the
  *   viewer swipes to it) and after it (scrolled past).
  * - Anywhere else (a page on its own, an editor): here while the page is
- *   visible, away while its tab is hidden.
+ *   visible and, in a frame, the frame is on the viewer's screen; away while
+ *   its tab is hidden or its frame is not shown (`display: none`, as a
+ *   workbench's editor pane is while its Players tab is open, or scrolled out
+ *   of the page). An IntersectionObserver against the top-level viewport
+ *   tells it: it sees through cross-origin frames, and a hidden frame
+ *   intersects nothing. In a feed the feed's playback says it instead (a
+ *   preloaded neighbour is off screen and away already).
  * - While the link to a host is still being made: away, for at most
  *   {@link LINK_WAIT_MS}. A feed answers a template's hello within a few ms,
  *   so one that turns out to be preloaded never flashes `here` to the others,
@@ -28,11 +34,13 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   let playing = link.isPlaying;
   let state: PresenceState = 'away';
   let waited = false;
+  /** False once the observer below said the frame is off the viewer's screen; true until it says. */
+  let onScreen = true;
   const decide = (): PresenceState => {
     const visible = typeof document === 'undefined' || document.visibilityState !== 'hidden';
-    if (link.state === 'connecting') return waited && visible ? 'here' : 'away';
+    if (link.state === 'connecting') return waited && visible && onScreen ? 'here' : 'away';
     if (link.state === 'linked' && link.focusByPlayback) return playing && visible ? 'here' : 'away';
-    return visible ? 'here' : 'away';
+    return visible && onScreen ? 'here' : 'away';
   };
   const update = (): void => {
     const next = decide();
@@ -48,6 +56,16 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   });
   const hasDocument = typeof document !== 'undefined';
   if (hasDocument) document.addEventListener('visibilitychange', update);
+  // Only in a frame: a page on its own is on screen while it is visible.
+  const inFrame = typeof window !== 'undefined' && window.top !== window;
+  const observer =
+    hasDocument && inFrame && typeof IntersectionObserver !== 'undefined'
+      ? new IntersectionObserver((entries) => {
+          onScreen = entries.at(-1)?.isIntersecting ?? onScreen;
+          update();
+        })
+      : undefined;
+  observer?.observe(document.documentElement);
   let stopped = false;
   void link.settled().then(() => {
     if (!stopped) update();
@@ -62,6 +80,7 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
       stopped = true;
       clearTimeout(waitTimer);
       removeHandler();
+      observer?.disconnect();
       if (hasDocument) document.removeEventListener('visibilitychange', update);
     },
   };

@@ -1,0 +1,57 @@
+import { expect } from '@esm-bundle/chai';
+import { createDispatch, type BrowserDispatch } from '../../guest/dispatch/index.js';
+import { TemplateFrame } from '../../host/index.js';
+import type { ConnectedClient } from '../../protocol/signaling.js';
+import { signalingUrl } from './support/dispatch-member.js';
+import { FeedReports, feedFixtureUrl } from './support/feed.js';
+import { waitUntil } from './support/probe.js';
+
+// Presence that knows what is on screen, outside a feed (issue 27): a template in a frame that is
+// not shown (its pane `display: none`, as the workbench's editor previews are while its Players
+// tab is open; or scrolled out of the page) is away, and here again once it shows. A real
+// cross-origin template that connect()s at once, a real server, the test page as a watcher.
+describe('presence outside a feed: a frame not on screen is away', function () {
+  this.timeout(60_000);
+  let watcher: BrowserDispatch | null = null;
+  let frame: TemplateFrame | null = null;
+  let box: HTMLElement | null = null;
+  const reports = new FeedReports();
+  afterEach(async () => {
+    frame?.destroy();
+    box?.remove();
+    await watcher?.disconnect();
+    watcher = frame = box = null;
+    reports.clear();
+  });
+  after(() => reports.dispose());
+
+  const stateOf = (clientId: string): string | undefined => watcher?.session?.connectedClients.find((c: ConnectedClient) => c.clientId === clientId)?.state;
+
+  it('is away while its pane is display: none or scrolled off the page, here while it shows', async () => {
+    const server = await signalingUrl();
+    const shard = `on-screen-${Math.random().toString(36).slice(2, 8)}`;
+    watcher = createDispatch({ url: server, mesh: false });
+    watcher.setProjectId('demo');
+    await watcher.connect({ shardName: shard });
+    box = document.createElement('div');
+    box.style.cssText = 'position: absolute; left: 0; top: 0; width: 320px; height: 240px;';
+    document.body.append(box);
+    frame = new TemplateFrame({ src: feedFixtureUrl('players', { tag: 'e0', server, shard }), container: box, allow: 'camera; microphone' });
+    const [connected] = await reports.waitFor('connected', 'e0', 1, 20_000);
+    const member = connected!['clientId'] as string;
+    await waitUntil(() => stateOf(member) === 'here', 'the preview on screen to be here', 10_000);
+
+    // The pane hidden (a tab of the workbench that is not open): away.
+    box.style.display = 'none';
+    await waitUntil(() => stateOf(member) === 'away', 'the hidden preview to be away', 10_000);
+    box.style.display = '';
+    await waitUntil(() => stateOf(member) === 'here', 'the preview shown again to be here', 10_000);
+
+    // Scrolled out of the page (far below the fold, the page not scrolled to it): away.
+    box.style.top = `${window.innerHeight + 2_000}px`;
+    await waitUntil(() => stateOf(member) === 'away', 'the preview below the fold to be away', 10_000);
+    box.style.top = '0';
+    await waitUntil(() => stateOf(member) === 'here', 'the preview back on screen to be here', 10_000);
+    expect(stateOf(member)).to.equal('here');
+  });
+});
