@@ -17,6 +17,7 @@ import type { ServicesRouter } from '../services/router.js';
 import { JoinLimiter } from '../store/join-limit.js';
 import type { ShardStore } from '../store/store.js';
 import type { Connection } from './control-socket.js';
+import { createJoinGate, type JoinGate } from './join-gate.js';
 
 /** The part of a Node stream (net.Socket) the fan-out batching uses. */
 export interface CorkableStream {
@@ -116,6 +117,8 @@ export class ServerContext {
   resumeTokens: ResumeTokens | undefined = undefined;
   /** Set once close() starts: store failures of the shutdown are not logged. */
   closing = false;
+  /** Joins in progress and waiting their turn on this node (join-gate.ts). */
+  readonly joinGate: JoinGate = createJoinGate();
 
   // Open control sockets: those not joined (yet) here, the joined ones in their hub's `locals`
   // (no second set of 10,000 entries), the count beside.

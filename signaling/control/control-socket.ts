@@ -5,6 +5,7 @@
  * idle client is benchmarked (bench/dispatch-server.bench.ts): a field added
  * here costs every one of 10,000 idle clients.
  */
+import type { ReleaseTurn } from './join-gate.js';
 import { WebSocket, type RawData } from 'ws';
 import { DEFAULT_MAX_CONNECTIONS_PER_SHARD, SIGNALING_VERSION } from '../../protocol/signaling.js';
 import type { SignalingLimits } from '../server-options.js';
@@ -64,6 +65,13 @@ export class Connection {
    */
   refusalsDueAt = 0;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * `clock()` when this socket's join got its turn (join-gate.ts), -1 before: the join timeout
+   * counts from it for a join in progress; one that waits its turn waits on this node, not the store.
+   */
+  joinTurnAt = -1;
+  /** Gives the join's turn back (join-gate.ts) while it runs; a close gives it back too. */
+  releaseJoinTurn: ReleaseTurn | undefined = undefined;
   constructor(
     readonly socket: ControlSocket,
     /** `clock()` (rate-buckets.ts) when the socket opened. */

@@ -24,8 +24,10 @@ export const SWEEP_SLICE = 500;
 function sweepConnection(ctx: ServerContext, connection: Connection, since: number): void {
   const { socket } = connection;
   if (socket.readyState === socket.CLOSED) return; // closed while the sweep went on: its close handler did the rest
-  // 'joining' too: a join waiting on a store that does not answer is bounded by the same timeout.
-  if ((connection.state === 'new' || connection.state === 'joining') && since - connection.openedAt > ctx.settings.joinTimeoutMs) {
+  // 'joining' too: a join waiting on a store that does not answer is bounded by the same timeout,
+  // counted from its turn (join-gate.ts); one still waiting for its turn is not timed out.
+  const joinSince = connection.state === 'new' ? connection.openedAt : connection.state === 'joining' && connection.joinTurnAt >= 0 ? connection.joinTurnAt : null;
+  if (joinSince !== null && since - joinSince > ctx.settings.joinTimeoutMs) {
     // Terminated if it does not answer within a second: a client that never does would otherwise
     // hold it for ws's 30 s closing handshake (this branch comes back each sweep, never the next).
     if (socket.readyState === socket.OPEN) closeSoon(socket, CLOSE_CODES.JOIN_TIMEOUT, 'join timeout');

@@ -29,6 +29,8 @@ const GOING_AWAY = 1001;
 
 /** A control socket closed (ws emits `close` once per socket) with the client's close `code`. */
 export function onClose(ctx: ServerContext, connection: Connection, code: number): void {
+  // A join in progress gives its turn to the next one now (join-gate.ts): it may never end (a store that hangs).
+  connection.releaseJoinTurn?.();
   leaveUnjoined(ctx, connection);
   ctx.connectionCount--;
   if (connection.spectator) {

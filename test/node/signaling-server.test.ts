@@ -8,7 +8,7 @@ import type { SignalingServer } from '../../signaling/index.js';
 import { SWEEP_SLICE } from '../../signaling/control/heartbeat.js';
 import { createMemoryStore } from '../../signaling/store/memory-store.js';
 import type { ShardStore } from '../../signaling/store/store.js';
-import { ADMIN_KEY, backend, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
+import { ADMIN_KEY, backend, bindStore, codeOf, PROJECT, Raw, SECRET, sleep, startServer, TOKEN, waitFor, type Frame } from './signaling-support.js';
 
 const auth = { authorization: `Bearer ${TOKEN}`, 'x-platform-project': PROJECT };
 
@@ -331,7 +331,7 @@ describe('signaling server: heartbeats', () => {
     // A custom ShardStore (the public interface) whose join never settles: what a store that hangs
     // without a command timeout of its own does. Everything else is the memory store.
     const memory = createMemoryStore();
-    const hanging: ShardStore = { ...bind(memory), join: () => new Promise<never>(() => undefined) };
+    const hanging: ShardStore = { ...bindStore(memory), join: () => new Promise<never>(() => undefined) };
     const server = await startServer({ store: hanging, heartbeatIntervalMs: 50, joinTimeoutMs: 200 });
     try {
       const stuck = new Raw(server.url);
@@ -444,13 +444,3 @@ describe('signaling server: peer signaling (PeerJS protocol)', () => {
     c.close();
   });
 });
-
-/** A store's methods bound to it, to build a store that differs in one method. */
-function bind(store: ShardStore): ShardStore {
-  const bound: Record<string, unknown> = {};
-  for (const key of ['join', 'leave', 'update', 'member', 'members', 'shards', 'takeJoin', 'publish', 'subscribe', 'stats', 'close'] as const) {
-    const method = store[key];
-    if (typeof method === 'function') bound[key] = (method as (...args: unknown[]) => unknown).bind(store);
-  }
-  return bound as unknown as ShardStore;
-}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { WebSocket, type ClientOptions } from 'ws';
 import { createSignalingServer, PlatformBackend, type SignalingServer, type SignalingServerOptions } from '../../signaling/index.js';
 import { controlUrl } from '../../signaling/backend-dispatch.js';
+import type { ShardStore } from '../../signaling/store/store.js';
 
 export const PROJECT = 'demo';
 export const TOKEN = 'demo-project-token';
@@ -150,4 +151,17 @@ export async function flood(sender: Raw, firstSeq: number, count: number): Promi
   const last = await sender.next((f) => f.type === 'error' && f['seq'] === firstSeq + count - 1);
   const refused = sender.frames.filter((f) => f.type === 'error' && errorCode(f) === 'RATE_LIMITED' && (f['seq'] as number) >= firstSeq);
   return [...refused, ...(errorCode(last) === 'RATE_LIMITED' ? [last] : [])].map((f) => f['seq'] as number);
+}
+
+/** A store's methods (own and inherited) bound to it, to build a store that differs in one method. */
+export function bindStore(store: ShardStore): ShardStore {
+  const bound: Record<string, unknown> = {};
+  for (let at: object | null = store; at && at !== Object.prototype; at = Object.getPrototypeOf(at) as object | null) {
+    for (const key of Object.getOwnPropertyNames(at)) {
+      if (key === 'constructor' || key in bound) continue;
+      const value = (store as unknown as Record<string, unknown>)[key];
+      bound[key] = typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(store) : value;
+    }
+  }
+  return bound as unknown as ShardStore;
 }

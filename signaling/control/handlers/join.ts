@@ -14,6 +14,7 @@ import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join
 import { send, sendRaw } from '../outbox.js';
 import { fallback, placeNew, resume, spectate } from '../placement.js';
 import { publishPresence, toWire } from '../presence.js';
+import { clock } from '../rate-buckets.js';
 import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
 import { finalize } from '../member-session.js';
@@ -35,7 +36,28 @@ async function onJoin(ctx: ServerContext, connection: Connection, message: JoinM
   const id = message.id;
   const checked = checkJoin(ctx, connection, message);
   if (checked === null) return;
+  const turn = ctx.joinGate.enter();
+  if (turn === null) {
+    return fail(ctx, connection, 'UNAVAILABLE', 'this server has too many joins waiting; retry shortly', { id });
+  }
   connection.state = 'joining';
+  const release = await turn;
+  // Closed while it waited (the close found no turn to give back): the turn goes to the next join.
+  if (connection.state !== 'joining' || connection.socket.readyState !== connection.socket.OPEN) return release();
+  connection.joinTurnAt = clock();
+  connection.releaseJoinTurn = release;
+  try {
+    await joinInTurn(ctx, connection, message, checked);
+  } finally {
+    release();
+    connection.releaseJoinTurn = undefined;
+    connection.joinTurnAt = -1;
+  }
+}
+
+/** The join itself, in its turn (join-gate.ts). */
+async function joinInTurn(ctx: ServerContext, connection: Connection, message: JoinMessage, checked: NonNullable<ReturnType<typeof checkJoin>>): Promise<void> {
+  const id = message.id;
   connection.version = message.v;
   connection.projectId = message.projectId;
   connection.kind = message.kind;
