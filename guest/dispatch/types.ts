@@ -77,6 +77,8 @@ export type DispatchErrorCallback = (error: PlatformError) => void;
 /** The smallest WebSocket both the browser's and `ws`'s satisfy. */
 export interface SocketLike {
   readonly readyState: number;
+  /** Set to 'arraybuffer' by the connection: SyncStep2's diff is a binary frame (protocol/state-frames.ts). Absent from a socket that receives none. */
+  binaryType?: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   onopen: ((event: unknown) => void) | null;

@@ -154,10 +154,10 @@ class ShardStateClient implements ShardState {
     else this.#apply(message.update);
   }
 
-  /** Applies an update from the network; false (and an error heard by onError) when it does not decode. */
-  #apply(text: string): boolean {
+  /** Applies an update from the network (base64 when relayed, bytes in SyncStep2); false (and an error heard by onError) when it does not decode. */
+  #apply(update: string | Uint8Array): boolean {
     try {
-      Y.applyUpdate(this.doc, fromBase64(text), REMOTE);
+      Y.applyUpdate(this.doc, typeof update === 'string' ? fromBase64(update) : update, REMOTE);
       return true;
     } catch (error) {
       this.#emitError(new PlatformError('INVALID_MESSAGE', `a state update did not decode: ${String(error)}`));

@@ -16,7 +16,7 @@ import { projectOf } from '../../projects.js';
 import type { ShardStateStore } from '../../store/store.js';
 import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
-import { send } from '../outbox.js';
+import { send, sendWithUpdate } from '../outbox.js';
 import { take } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
 import { saveBuckets } from '../member-session.js';
@@ -28,6 +28,8 @@ const COMPACT_DELAY_MS = 500;
 
 /** A Yjs update that changes nothing: no structs, an empty delete set. */
 const EMPTY_UPDATE = new Uint8Array([0, 0]);
+/** The state vector of an empty document. */
+const EMPTY_VECTOR = new Uint8Array([0]);
 
 /** The compactions each server has scheduled, by shard key: one at a time per shard and node. */
 const scheduled = new WeakMap<ServerContext, Map<string, ReturnType<typeof setTimeout>>>();
@@ -73,28 +75,57 @@ function fromBase64Length(text: string): number {
   return (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 }
 
-/** The shard's state as one update (merged from the stored ones), or null when it has none. */
-async function mergedState(store: ShardStateStore, projectId: string, shardName: string): Promise<Uint8Array | null> {
+/** Each merged state's vector, computed once: the memory store hands the same bytes to every join until the next update. */
+const vectors = new WeakMap<Uint8Array, Uint8Array>();
+
+/**
+ * The shard's state as one update, or null when it has none. Stored updates are merged here when
+ * there are several, and the merge is written back (a compaction): the next join reads one
+ * precomputed update instead of merging again (a profile of a late join found the merge, the
+ * diff and the base64 of the reply to be most of the server's time: bench/RESULTS.md).
+ */
+async function mergedState(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): Promise<Uint8Array | null> {
   const stored = await store.read(projectId, shardName);
   if (stored.updates.length === 0) return null;
-  return stored.updates.length === 1 ? stored.updates[0]! : Y.mergeUpdates(stored.updates as Uint8Array[]);
+  if (stored.updates.length === 1) return stored.updates[0]!;
+  const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
+  // Not awaited: the join goes on with the merge; a compaction that lost a race is simply not applied.
+  store
+    .compact(projectId, shardName, merged, stored.updates.length, stored.generation)
+    .catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
+  return merged;
+}
+
+/** The state vector of a merged state (cached per bytes: see {@link vectors}). */
+function vectorOf(merged: Uint8Array): Uint8Array {
+  let vector = vectors.get(merged);
+  if (!vector) vectors.set(merged, (vector = Y.encodeStateVectorFromUpdate(merged)));
+  return vector;
+}
+
+/** True for the state vector of an empty document (Yjs encodes it as one zero byte): its diff is the whole state. */
+function isEmptyVector(vector: Uint8Array): boolean {
+  return vector.length === 1 && vector[0] === 0;
 }
 
 /**
- * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks and the server's
- * vector. A vector that does not decode counts as empty (the client gets the whole state).
+ * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks (bytes: the binary
+ * frame, protocol/state-frames.ts) and the server's vector. A vector that does not decode counts
+ * as empty (the client gets the whole state). A joiner that holds nothing (the late joiner's case)
+ * gets the stored update as it is, without a diff.
  */
 export async function syncReply(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
-  const held = await mergedState(store, projectId, shardName);
+  const held = await mergedState(ctx, store, projectId, shardName);
   noteState(ctx, projectId, shardName, held === null, held !== null);
-  const merged = held ?? Y.encodeStateAsUpdate(new Y.Doc());
-  let diff: Uint8Array;
+  const merged = held ?? EMPTY_UPDATE;
+  let diff = merged;
   try {
-    diff = Y.diffUpdate(merged, fromBase64(svText));
+    const clientVector = fromBase64(svText);
+    if (held !== null && !isEmptyVector(clientVector)) diff = Y.diffUpdate(merged, clientVector);
   } catch {
     diff = merged;
   }
-  return { update: toBase64(diff), sv: toBase64(Y.encodeStateVectorFromUpdate(merged)) };
+  return { update: diff, updateBytes: diff.length, sv: toBase64(held === null ? EMPTY_VECTOR : vectorOf(merged)) };
 }
 
 /** `stateSync`: SyncStep1 from a client that attached its state after joining. */
@@ -106,7 +137,7 @@ export function onStateSync(ctx: ServerContext, connection: Connection, message:
   const { projectId, shardName } = connection;
   syncReply(ctx, store, projectId, shardName, message.sv)
     .then(
-      (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
+      (reply) => sendWithUpdate(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }, reply.update),
       (error: unknown) => storeFailed(ctx, connection, message.id, error),
     )
     // Out of the door's catch (asynchronous): a bug here is logged, never an unhandled rejection that ends the process.
