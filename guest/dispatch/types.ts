@@ -149,4 +149,6 @@ export interface SessionStateHooks {
   onRemote(message: StateRelayMessage | StateResyncMessage): void;
   /** Connected (first join or back after a drop): what the server lacks can leave now. */
   onConnected(): void;
+  /** connect() rejected, or a reconnection ended for good (SHARD_FULL, UNAUTHORIZED…): a state not synced yet says so with the same error. */
+  onConnectFailed(error: PlatformError): void;
 }

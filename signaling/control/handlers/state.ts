@@ -17,7 +17,7 @@ import type { ShardStateStore } from '../../store/store.js';
 import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
 import { send, sendWithUpdate } from '../outbox.js';
-import { take } from '../rate-buckets.js';
+import { stateUpdateCost, take } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
 import { saveBuckets } from '../member-session.js';
 
@@ -149,10 +149,12 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
   const id = message.id;
   const store = ctx.store.state;
   if (!store) return fail(ctx, connection, 'UNSUPPORTED', 'this server keeps no shard state (its store has none)', { id });
-  // Counted as an event: an update is what an event is to the state.
-  if (!take(connection, 'event', ctx.limits.maxEventsPerSecond, now)) {
+  // Counted as events, by size (before anything is decoded): an update is what an event is to the state.
+  const cost = stateUpdateCost(fromBase64Length(message.update), ctx.limits);
+  if (!take(connection, 'event', ctx.limits.maxEventsPerSecond, now, cost)) {
     saveBuckets(ctx, connection, now);
-    return fail(ctx, connection, 'RATE_LIMITED', `more than ${ctx.limits.maxEventsPerSecond} events and state updates per second`, { id });
+    const per = `one per ${ctx.limits.maxPayloadBytes} bytes of an update`;
+    return fail(ctx, connection, 'RATE_LIMITED', `more than ${ctx.limits.maxEventsPerSecond} events and state updates per second (${per})`, { id });
   }
   const maxBytes = maxStateBytesOf(ctx, connection.projectId);
   const update = checkedUpdate(message.update, maxBytes);
