@@ -86,6 +86,8 @@ describe('shard state, one node (memory store)', () => {
       assert.equal(parseServerMessage({ ...joined, state: { ...wire, update: toBase64(bytes) } }, bytes), null);
       // The merge the join made is kept: the next joiner reads one update.
       await until(async () => (await store.state!.read(PROJECT, 'binary')).updates.length === 1, 'the join to write its merge back');
+      const kept = await store.state!.read(PROJECT, 'binary');
+      assert.deepEqual(kept.vector, Y.encodeStateVectorFromUpdate(kept.updates[0]!), 'with its state vector');
     } finally {
       raw.close();
       await writer.disconnect();

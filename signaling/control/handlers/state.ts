@@ -75,32 +75,27 @@ function fromBase64Length(text: string): number {
   return (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 }
 
-/** Each merged state's vector, computed once: the memory store hands the same bytes to every join until the next update. */
-const vectors = new WeakMap<Uint8Array, Uint8Array>();
-
 /**
- * The shard's state as one update, or null when it has none. Stored updates are merged here when
- * there are several, and the merge is written back (a compaction): the next join reads one
- * precomputed update instead of merging again (a profile of a late join found the merge, the
- * diff and the base64 of the reply to be most of the server's time: bench/RESULTS.md).
+ * The shard's state as one update with its state vector, or null when it has none. Stored updates
+ * are merged here when there are several, and the merge is written back (a compaction) with its
+ * vector: the next join reads one precomputed update and its vector instead of decoding the state
+ * again (a profile of a late join found the merge, the diff, the vector and the base64 of the reply
+ * to be most of the server's time: bench/RESULTS.md).
  */
-async function mergedState(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): Promise<Uint8Array | null> {
+async function mergedState(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): Promise<{ merged: Uint8Array; vector: Uint8Array } | null> {
   const stored = await store.read(projectId, shardName);
   if (stored.updates.length === 0) return null;
-  if (stored.updates.length === 1) return stored.updates[0]!;
+  if (stored.updates.length === 1) {
+    const merged = stored.updates[0]!;
+    return { merged, vector: stored.vector ?? Y.encodeStateVectorFromUpdate(merged) };
+  }
   const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
+  const vector = Y.encodeStateVectorFromUpdate(merged);
   // Not awaited: the join goes on with the merge; a compaction that lost a race is simply not applied.
   store
-    .compact(projectId, shardName, merged, stored.updates.length, stored.generation)
+    .compact(projectId, shardName, merged, stored.updates.length, stored.generation, vector)
     .catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
-  return merged;
-}
-
-/** The state vector of a merged state (cached per bytes: see {@link vectors}). */
-function vectorOf(merged: Uint8Array): Uint8Array {
-  let vector = vectors.get(merged);
-  if (!vector) vectors.set(merged, (vector = Y.encodeStateVectorFromUpdate(merged)));
-  return vector;
+  return { merged, vector };
 }
 
 /** True for the state vector of an empty document (Yjs encodes it as one zero byte): its diff is the whole state. */
@@ -117,7 +112,7 @@ function isEmptyVector(vector: Uint8Array): boolean {
 export async function syncReply(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
   const held = await mergedState(ctx, store, projectId, shardName);
   noteState(ctx, projectId, shardName, held === null, held !== null);
-  const merged = held ?? EMPTY_UPDATE;
+  const { merged, vector } = held ?? { merged: EMPTY_UPDATE, vector: EMPTY_VECTOR };
   let diff = merged;
   try {
     const clientVector = fromBase64(svText);
@@ -125,7 +120,7 @@ export async function syncReply(ctx: ServerContext, store: ShardStateStore, proj
   } catch {
     diff = merged;
   }
-  return { update: diff, updateBytes: diff.length, sv: toBase64(held === null ? EMPTY_VECTOR : vectorOf(merged)) };
+  return { update: diff, updateBytes: diff.length, sv: toBase64(vector) };
 }
 
 /** `stateSync`: SyncStep1 from a client that attached its state after joining. */
@@ -230,5 +225,5 @@ export async function compact(store: ShardStateStore, projectId: string, shardNa
   const stored = await store.read(projectId, shardName);
   if (stored.updates.length < 2) return;
   const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
-  await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation);
+  await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation, Y.encodeStateVectorFromUpdate(merged));
 }
