@@ -9,8 +9,11 @@
  *   Three servers take turns, sample by sample, so drift hits them alike:
  *   the kit on one node, the kit on two nodes sharing a redis-server (members
  *   split between them, the joiner on either), and `@y/websocket-server`.
- * - Server memory per state: 20 shards of 100 KB on a fresh server, one
- *   member left in each; the server process's RSS after, less before, / 20.
+ * - Server memory per state: 40 shards of 100 KB on a fresh server, one
+ *   member left in each; the server process's RSS after 10 states and after
+ *   40, each read after a full garbage collection in the server (both sides
+ *   are started with bench/support/gc-on-signal.mjs), and the slope between;
+ *   beside it the same slope of the JS heap in use plus array buffers.
  * - `history` (bullet 4): a log of 100 chat messages handed to a joiner as the
  *   shard's last 100 events (`connect({ history: 100 })`, the ring's largest),
  *   against the same log kept in the state (a Y.Array of the last 100); bytes
@@ -32,6 +35,8 @@
  * late join and server memory per state ≤ 1× the Yjs server.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import type * as Y from 'yjs';
 import { BENCH_LIMIT_ARGS, NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
@@ -50,7 +55,9 @@ export const description =
 const MEMBERS = 8;
 const STATE_BYTES = 100_000;
 const JOIN_SAMPLES = 30;
-const MEMORY_SHARDS = 20;
+/** States held in the memory measure, and how many of them come before its first reading (see memoryPerState). */
+const MEMORY_SHARDS = 40;
+const MEMORY_WARM_SHARDS = 10;
 /** The ring's default and largest size (`historyEvents`, 100): the log handed both ways. */
 const LOG_LENGTH = 100;
 const LOG_MESSAGE_BYTES = 100;
@@ -187,27 +194,83 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
   return samples;
 }
 
-/** RSS of `child` per state: `MEMORY_SHARDS` rooms of 100 KB, one member left in each. */
+/** Node's flags for a server whose memory is measured: garbage collected on SIGUSR2 (bench/support/gc-on-signal.mjs). */
+function gcNodeArgs(rootDir: string): string[] {
+  return ['--expose-gc', '--import', pathToFileURL(join(rootDir, 'bench', 'support', 'gc-on-signal.mjs')).href];
+}
+
+/** What a server said after a full collection (gc-on-signal.mjs): its JS heap in use and its array buffers, bytes. */
+interface Collected {
+  readonly heapUsed: number;
+  readonly arrayBuffers: number;
+}
+
+/** Has `child` (started with {@link gcNodeArgs}) collect its garbage; resolves with what it then holds, once it says so. */
+function collectGarbage(child: ChildProcess): Promise<Collected> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.stdout!.off('data', onData);
+      reject(new Error(`no gc-done from pid ${child.pid} within ${WAIT_MS} ms`));
+    }, WAIT_MS);
+    const onData = (chunk: Buffer): void => {
+      seen += String(chunk);
+      const line = /gc-done \d+ heapUsed (\d+) heapTotal \d+ external \d+ arrayBuffers (\d+)/.exec(seen);
+      if (!line) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({ heapUsed: Number(line[1]), arrayBuffers: Number(line[2]) });
+    };
+    child.stdout!.on('data', onData);
+    child.kill('SIGUSR2');
+  });
+}
+
+/** A server's memory per state: RSS, and the JS heap plus array buffers it keeps, each per state. */
+interface MemoryFigures {
+  /** RSS (bytes) after the warm-up states and after all of them, each after a full collection. */
+  readonly before: number;
+  readonly after: number;
+  /** (after − before) / the states between: the RSS each state adds. */
+  readonly perState: number;
+  /** The same slope of the JS heap in use plus array buffers: what the process keeps per state, without the heap's own growth. */
+  readonly keptPerState: number;
+}
+
+/**
+ * What one more state costs `child`: rooms of 100 KB, one member left in each; RSS read after a full
+ * collection (both sides, {@link collectGarbage}), once `MEMORY_WARM_SHARDS` states are held and
+ * again after `MEMORY_SHARDS`, and the slope between. Without the collection the figure was mostly
+ * garbage not collected yet (0.51× to 1.46× for the same code); without the warm-up it counted the
+ * heap's one-off growth (V8 enlarging its young generation: 17 MB of committed, empty heap, the same
+ * at 20 states as at 40) as a cost of each of the first states.
+ */
 async function memoryPerState(
   child: ChildProcess,
   member: (room: string) => Promise<{ doc: Y.Doc; close(): Promise<void> | void }>,
   confirm: (room: string, keys: number) => Promise<void>,
-): Promise<{ before: number; after: number; perState: number }> {
-  await settle(2_000);
-  const before = rssOf(child);
+): Promise<MemoryFigures> {
   const held = [];
   const keys = expectedKeys(1, STATE_BYTES);
+  let before = 0;
+  let warm: Collected | undefined;
   try {
     for (let shard = 0; shard < MEMORY_SHARDS; shard++) {
+      if (shard === MEMORY_WARM_SHARDS) {
+        warm = await collectGarbage(child);
+        before = rssOf(child);
+      }
       const room = `memory-${shard}`;
       const client = await member(room);
       writeShare(client.doc, 0, 1, STATE_BYTES);
       held.push(client);
       await confirm(room, keys);
     }
-    await settle(3_000);
+    const all = await collectGarbage(child);
     const after = rssOf(child);
-    return { before, after, perState: (after - before) / MEMORY_SHARDS };
+    const states = MEMORY_SHARDS - MEMORY_WARM_SHARDS;
+    const kept = all.heapUsed + all.arrayBuffers - (warm!.heapUsed + warm!.arrayBuffers);
+    return { before, after, perState: (after - before) / states, keptPerState: kept / states };
   } finally {
     for (const client of held) await client.close();
   }
@@ -356,9 +419,11 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     }
     data['lateJoinMs'] = Object.fromEntries(samples);
 
-    context.log('\nserver memory per 100 KB state (20 shards, one member left in each; RSS after − before, / 20), fresh servers\n');
-    const kitServer = await startSignalingProcess(context.rootDir, `${PROJECT}:${TOKEN}`, NODE_ARGS);
-    const yjsServer = await startYjsServer();
+    context.log(
+      `\nserver memory per 100 KB state (${MEMORY_SHARDS} shards, one member left in each; RSS after ${MEMORY_WARM_SHARDS} and after ${MEMORY_SHARDS} states, each after a full GC, the slope between; 'kept': the JS heap in use plus array buffers, the same slope), fresh servers\n`,
+    );
+    const kitServer = await startSignalingProcess(context.rootDir, `${PROJECT}:${TOKEN}`, NODE_ARGS, gcNodeArgs(context.rootDir));
+    const yjsServer = await startYjsServer(gcNodeArgs(context.rootDir));
     try {
       const kit = await memoryPerState(
         kitServer.child,
@@ -382,10 +447,26 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       const mb = (value: number): string => (value / 2 ** 20).toFixed(1);
       context.log(
         table(
-          ['server', 'RSS before MB', 'RSS after MB', 'per state KB', 'ratio'],
+          ['server', 'RSS before MB', 'RSS after MB', 'RSS per state KB', 'ratio', 'kept per state KB', 'ratio (kept)'],
           [
-            ['kit, one node', mb(kit.before), mb(kit.after), (kit.perState / 1024).toFixed(1), ratio(kit.perState / yjsFigures.perState)],
-            ['@y/websocket-server', mb(yjsFigures.before), mb(yjsFigures.after), (yjsFigures.perState / 1024).toFixed(1), '1.00×'],
+            [
+              'kit, one node',
+              mb(kit.before),
+              mb(kit.after),
+              (kit.perState / 1024).toFixed(1),
+              ratio(kit.perState / yjsFigures.perState),
+              (kit.keptPerState / 1024).toFixed(1),
+              ratio(kit.keptPerState / yjsFigures.keptPerState),
+            ],
+            [
+              '@y/websocket-server',
+              mb(yjsFigures.before),
+              mb(yjsFigures.after),
+              (yjsFigures.perState / 1024).toFixed(1),
+              '1.00×',
+              (yjsFigures.keptPerState / 1024).toFixed(1),
+              '1.00×',
+            ],
           ],
         ),
       );
