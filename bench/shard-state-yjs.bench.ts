@@ -64,6 +64,8 @@ const LOG_MESSAGE_BYTES = 100;
 const LONG_LOG = 2_000;
 const WAIT_MS = 60_000;
 const PLAIN_JOIN = 'kit, one node: join alone (no state)';
+/** The same on the Redis nodes: what their join costs before any state (placement and members through Redis). */
+const PLAIN_JOIN_REDIS = 'kit, two Redis nodes: join alone (no state)';
 /** The kit's second figure of each late join: connect()'s promise resolved (after the clock's round trip), beside the state held. */
 const RESOLVED = ': connect() resolved';
 /** Generous limits: the bench joins from one address far more often than a person would. */
@@ -156,7 +158,7 @@ async function plainJoin(url: string, sample: number): Promise<number> {
   return elapsed;
 }
 
-async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl: string): Promise<Map<string, number[]>> {
+async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl: string, redisUrls: readonly string[]): Promise<Map<string, number[]>> {
   const keys = expectedKeys(MEMBERS - 1, STATE_BYTES);
   const held: { close(): Promise<void> | void }[] = [];
   const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
@@ -177,6 +179,7 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
     // One warm-up join each (module loading, JIT), then the sides take turns.
     for (const side of measured) await side.lateJoin('late-join', 0, keys);
     samples.set(PLAIN_JOIN, []);
+    if (redisUrls.length > 0) samples.set(PLAIN_JOIN_REDIS, []);
     for (let sample = 0; sample < JOIN_SAMPLES; sample++) {
       for (const side of measured) {
         const join = await side.lateJoin('late-join', sample, keys);
@@ -187,6 +190,7 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
         samples.get(resolvedName)!.push(join.resolvedMs);
       }
       samples.get(PLAIN_JOIN)!.push(await plainJoin(plainUrl, sample));
+      if (redisUrls.length > 0) samples.get(PLAIN_JOIN_REDIS)!.push(await plainJoin(redisUrls[sample % redisUrls.length]!, sample));
     }
   } finally {
     for (const member of held) await member.close();
@@ -397,7 +401,12 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
         : []),
       yjsSide(yjs),
     ];
-    const samples = await lateJoins(context, sides, single.url);
+    const samples = await lateJoins(
+      context,
+      sides,
+      single.url,
+      nodes.map((node) => node.url),
+    );
     const baseline = stats(samples.get('@y/websocket-server')!);
     const rows = [...samples].map(([name, values]) => {
       const s = stats(values);
@@ -408,7 +417,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     );
     context.log(table(['server', 'p50 ms', 'p90 ms', 'max ms', 'p50 / Yjs server'], rows));
     for (const [name, values] of samples) {
-      if (name === '@y/websocket-server' || name === PLAIN_JOIN || name.endsWith(RESOLVED)) continue;
+      if (name === '@y/websocket-server' || name === PLAIN_JOIN || name === PLAIN_JOIN_REDIS || name.endsWith(RESOLVED)) continue;
       const median = stats(values).median;
       targets.push({ name: `late joiner holds a 100 KB state ≤ 300 ms after connect(), p50 (${name})`, pass: median <= 300, detail: `${ms(median)} ms` });
       targets.push({
