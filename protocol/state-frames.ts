@@ -2,8 +2,9 @@
  * Shard state on the control socket (issue 26): the frames that carry a
  * shard's Yjs document between a client and the server, their guards, and the
  * base64 the updates travel in. The sync follows y-protocols' two steps, in
- * JSON frames instead of its binary envelope (every frame of this wire is one
- * JSON text, readable in devtools and checked by one door):
+ * JSON frames instead of its binary envelope (every frame of this wire is a
+ * JSON text, readable in devtools and checked by one door, but for SyncStep2's
+ * diff, below, which its JSON frame announces):
  *
  * 1. SyncStep1: the client sends its state vector, in its `join`
  *    ({@link JoinMessage}'s `state`, so a late joiner holds the whole state by
@@ -17,7 +18,7 @@
  *    base64 (a third more bytes, encoded and decoded) nor a JSON string
  *    (UTF-8-checked and parsed): it goes from the server's store to the
  *    client's Y.Doc as the bytes it is (measured: bench/RESULTS.md,
- *    "late join against the Yjs server, profiled").
+ *    "`shard-state-yjs` again: the late join profiled").
  * 3. The client sends back what the server lacks (the diff against `sv`) as
  *    an ordinary {@link StateUpdateMessage}: a client that rejoins after a drop
  *    or a server that lost its copy (a Redis restart) is made whole again.
@@ -28,7 +29,9 @@
  * that also went over the mesh and arrives twice is harmless.
  *
  * Sizes are checked on the base64 text before a byte is decoded: an update
- * may not decode to more than the shard's state limit.
+ * may not decode to more than the shard's state limit. (A client's updates
+ * stay base64 in JSON: the server's door checks one kind of frame, and the
+ * profile found the late join's cost in SyncStep2, not in them.)
  */
 import { isCount, isId } from './frame-guards.js';
 

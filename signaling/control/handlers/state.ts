@@ -2,8 +2,10 @@
  * `state` and `stateSync`: the shard's shared state (issue 26; the sync is
  * written down in protocol/state-frames.ts). The server holds no Y.Doc: a
  * shard's state is the list of update bytes in the store, merged
- * (Y.mergeUpdates) on a schedule, and the diffs a client lacks are computed
- * on bytes (Y.diffUpdate, Y.encodeStateVectorFromUpdate). Every update is
+ * (Y.mergeUpdates) on a schedule and by a join that finds several (written
+ * back with its state vector), and the diffs a client lacks are computed on
+ * bytes (Y.diffUpdate); SyncStep2's diff leaves as a binary frame. Updates pay
+ * the event rate by size (rate-buckets.ts stateUpdateCost). Every update is
  * decoded once, inside a catch, before it is kept: garbage, a truncated
  * update, a varint past 2^53 or a nesting that overflows Yjs's recursion is
  * refused `INVALID_MESSAGE` and never reaches the store.
