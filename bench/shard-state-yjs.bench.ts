@@ -9,8 +9,11 @@
  *   Three servers take turns, sample by sample, so drift hits them alike:
  *   the kit on one node, the kit on two nodes sharing a redis-server (members
  *   split between them, the joiner on either), and `@y/websocket-server`.
- * - Server memory per state: 20 shards of 100 KB on a fresh server, one
- *   member left in each; the server process's RSS after, less before, / 20.
+ * - Server memory per state: 40 shards of 100 KB on a fresh server, one
+ *   member left in each; the server process's RSS after 10 states and after
+ *   40, each read after a full garbage collection in the server (both sides
+ *   are started with bench/support/gc-on-signal.mjs), and the slope between;
+ *   beside it the same slope of the JS heap in use plus array buffers.
  * - `history` (bullet 4): a log of 100 chat messages handed to a joiner as the
  *   shard's last 100 events (`connect({ history: 100 })`, the ring's largest),
  *   against the same log kept in the state (a Y.Array of the last 100); bytes
@@ -32,6 +35,8 @@
  * late join and server memory per state ≤ 1× the Yjs server.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import type * as Y from 'yjs';
 import { BENCH_LIMIT_ARGS, NodeProcess, RedisProcess, skipRedis } from '../test/node/redis-support.js';
@@ -50,13 +55,19 @@ export const description =
 const MEMBERS = 8;
 const STATE_BYTES = 100_000;
 const JOIN_SAMPLES = 30;
-const MEMORY_SHARDS = 20;
+/** States held in the memory measure, and how many of them come before its first reading (see memoryPerState). */
+const MEMORY_SHARDS = 40;
+const MEMORY_WARM_SHARDS = 10;
 /** The ring's default and largest size (`historyEvents`, 100): the log handed both ways. */
 const LOG_LENGTH = 100;
 const LOG_MESSAGE_BYTES = 100;
 const LONG_LOG = 2_000;
 const WAIT_MS = 60_000;
 const PLAIN_JOIN = 'kit, one node: join alone (no state)';
+/** The same on the Redis nodes: what their join costs before any state (placement and members through Redis). */
+const PLAIN_JOIN_REDIS = 'kit, two Redis nodes: join alone (no state)';
+/** The kit's second figure of each late join: connect()'s promise resolved (after the clock's round trip), beside the state held. */
+const RESOLVED = ': connect() resolved';
 /** Generous limits: the bench joins from one address far more often than a person would. */
 const NODE_ARGS = BENCH_LIMIT_ARGS;
 
@@ -74,8 +85,14 @@ interface Side {
   readonly name: string;
   /** Joins `room` as member `index`; resolves once synced. */
   member(room: string, index: number): Promise<{ doc: Y.Doc; close(): Promise<void> | void }>;
-  /** Joins `room` late; resolves with the time from connect() to holding `keys` keys. */
-  lateJoin(room: string, sample: number, keys: number): Promise<number>;
+  /** Joins `room` late; resolves with the time from connect() to the document holding `keys` keys, and (the kit) to connect()'s promise resolving. */
+  lateJoin(room: string, sample: number, keys: number): Promise<LateJoin>;
+}
+
+/** One late join: connect() (y-websocket: the provider's construction) → the document holds every key; the kit's connect() → resolved. */
+interface LateJoin {
+  readonly heldMs: number;
+  readonly resolvedMs?: number;
 }
 
 function kitSide(name: string, urls: readonly string[]): Side {
@@ -86,11 +103,18 @@ function kitSide(name: string, urls: readonly string[]): Side {
       return member;
     },
     async lateJoin(room, sample, keys) {
-      const joiner = await joinKit(urls[sample % urls.length]!, room);
-      await whenKeys(joiner.doc, keys, WAIT_MS);
-      const elapsed = performance.now() - joiner.connectCalledAt;
+      // The moment the document holds every key (within the join's handling, before connect()'s
+      // promise settles), watched from before connect(): what the Yjs side's 'sync' marks.
+      let held: Promise<number> | undefined;
+      const joiner = await joinKit(urls[sample % urls.length]!, room, {
+        beforeConnect: (doc) => {
+          held = whenKeys(doc, keys, WAIT_MS).then(() => performance.now());
+        },
+      });
+      const resolvedMs = performance.now() - joiner.connectCalledAt;
+      const heldMs = (await held!) - joiner.connectCalledAt;
       await joiner.close();
-      return elapsed;
+      return { heldMs, resolvedMs };
     },
   };
 }
@@ -105,10 +129,11 @@ function yjsSide(server: YjsServer): Side {
     async lateJoin(room, _sample, keys) {
       const started = performance.now();
       const client = await connectYjsClient(server.url, room, WAIT_MS);
+      // 'sync' (connectYjsClient resolved) follows the applied SyncStep2 at once: the keys are there.
       await whenKeys(client.doc, keys, WAIT_MS);
       const elapsed = performance.now() - started;
       client.close();
-      return elapsed;
+      return { heldMs: elapsed };
     },
   };
 }
@@ -133,7 +158,7 @@ async function plainJoin(url: string, sample: number): Promise<number> {
   return elapsed;
 }
 
-async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl: string): Promise<Map<string, number[]>> {
+async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl: string, redisUrls: readonly string[]): Promise<Map<string, number[]>> {
   const keys = expectedKeys(MEMBERS - 1, STATE_BYTES);
   const held: { close(): Promise<void> | void }[] = [];
   const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
@@ -154,9 +179,18 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
     // One warm-up join each (module loading, JIT), then the sides take turns.
     for (const side of measured) await side.lateJoin('late-join', 0, keys);
     samples.set(PLAIN_JOIN, []);
+    if (redisUrls.length > 0) samples.set(PLAIN_JOIN_REDIS, []);
     for (let sample = 0; sample < JOIN_SAMPLES; sample++) {
-      for (const side of measured) samples.get(side.name)!.push(await side.lateJoin('late-join', sample, keys));
+      for (const side of measured) {
+        const join = await side.lateJoin('late-join', sample, keys);
+        samples.get(side.name)!.push(join.heldMs);
+        if (join.resolvedMs === undefined) continue;
+        const resolvedName = `${side.name}${RESOLVED}`;
+        if (!samples.has(resolvedName)) samples.set(resolvedName, []);
+        samples.get(resolvedName)!.push(join.resolvedMs);
+      }
       samples.get(PLAIN_JOIN)!.push(await plainJoin(plainUrl, sample));
+      if (redisUrls.length > 0) samples.get(PLAIN_JOIN_REDIS)!.push(await plainJoin(redisUrls[sample % redisUrls.length]!, sample));
     }
   } finally {
     for (const member of held) await member.close();
@@ -164,27 +198,83 @@ async function lateJoins(context: BenchContext, sides: readonly Side[], plainUrl
   return samples;
 }
 
-/** RSS of `child` per state: `MEMORY_SHARDS` rooms of 100 KB, one member left in each. */
+/** Node's flags for a server whose memory is measured: garbage collected on SIGUSR2 (bench/support/gc-on-signal.mjs). */
+function gcNodeArgs(rootDir: string): string[] {
+  return ['--expose-gc', '--import', pathToFileURL(join(rootDir, 'bench', 'support', 'gc-on-signal.mjs')).href];
+}
+
+/** What a server said after a full collection (gc-on-signal.mjs): its JS heap in use and its array buffers, bytes. */
+interface Collected {
+  readonly heapUsed: number;
+  readonly arrayBuffers: number;
+}
+
+/** Has `child` (started with {@link gcNodeArgs}) collect its garbage; resolves with what it then holds, once it says so. */
+function collectGarbage(child: ChildProcess): Promise<Collected> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.stdout!.off('data', onData);
+      reject(new Error(`no gc-done from pid ${child.pid} within ${WAIT_MS} ms`));
+    }, WAIT_MS);
+    const onData = (chunk: Buffer): void => {
+      seen += String(chunk);
+      const line = /gc-done \d+ heapUsed (\d+) heapTotal \d+ external \d+ arrayBuffers (\d+)/.exec(seen);
+      if (!line) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({ heapUsed: Number(line[1]), arrayBuffers: Number(line[2]) });
+    };
+    child.stdout!.on('data', onData);
+    child.kill('SIGUSR2');
+  });
+}
+
+/** A server's memory per state: RSS, and the JS heap plus array buffers it keeps, each per state. */
+interface MemoryFigures {
+  /** RSS (bytes) after the warm-up states and after all of them, each after a full collection. */
+  readonly before: number;
+  readonly after: number;
+  /** (after − before) / the states between: the RSS each state adds. */
+  readonly perState: number;
+  /** The same slope of the JS heap in use plus array buffers: what the process keeps per state, without the heap's own growth. */
+  readonly keptPerState: number;
+}
+
+/**
+ * What one more state costs `child`: rooms of 100 KB, one member left in each; RSS read after a full
+ * collection (both sides, {@link collectGarbage}), once `MEMORY_WARM_SHARDS` states are held and
+ * again after `MEMORY_SHARDS`, and the slope between. Without the collection the figure was mostly
+ * garbage not collected yet (0.51× to 1.46× for the same code); without the warm-up it counted the
+ * heap's one-off growth (V8 enlarging its young generation: 17 MB of committed, empty heap, the same
+ * at 20 states as at 40) as a cost of each of the first states.
+ */
 async function memoryPerState(
   child: ChildProcess,
   member: (room: string) => Promise<{ doc: Y.Doc; close(): Promise<void> | void }>,
   confirm: (room: string, keys: number) => Promise<void>,
-): Promise<{ before: number; after: number; perState: number }> {
-  await settle(2_000);
-  const before = rssOf(child);
+): Promise<MemoryFigures> {
   const held = [];
   const keys = expectedKeys(1, STATE_BYTES);
+  let before = 0;
+  let warm: Collected | undefined;
   try {
     for (let shard = 0; shard < MEMORY_SHARDS; shard++) {
+      if (shard === MEMORY_WARM_SHARDS) {
+        warm = await collectGarbage(child);
+        before = rssOf(child);
+      }
       const room = `memory-${shard}`;
       const client = await member(room);
       writeShare(client.doc, 0, 1, STATE_BYTES);
       held.push(client);
       await confirm(room, keys);
     }
-    await settle(3_000);
+    const all = await collectGarbage(child);
     const after = rssOf(child);
-    return { before, after, perState: (after - before) / MEMORY_SHARDS };
+    const states = MEMORY_SHARDS - MEMORY_WARM_SHARDS;
+    const kept = all.heapUsed + all.arrayBuffers - (warm!.heapUsed + warm!.arrayBuffers);
+    return { before, after, perState: (after - before) / states, keptPerState: kept / states };
   } finally {
     for (const client of held) await client.close();
   }
@@ -311,16 +401,23 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
         : []),
       yjsSide(yjs),
     ];
-    const samples = await lateJoins(context, sides, single.url);
+    const samples = await lateJoins(
+      context,
+      sides,
+      single.url,
+      nodes.map((node) => node.url),
+    );
     const baseline = stats(samples.get('@y/websocket-server')!);
     const rows = [...samples].map(([name, values]) => {
       const s = stats(values);
       return [name, ms(s.median), ms(s.p90), ms(s.max), name === '@y/websocket-server' ? '1.00×' : ratio(s.median / baseline.median)];
     });
-    context.log(`\nlate joiner: connect() → whole ${STATE_BYTES / 1000} KB state held (${JOIN_SAMPLES} samples each, ${MEMBERS} members with the joiner)\n`);
+    context.log(
+      `\nlate joiner: connect() → the document holds the whole ${STATE_BYTES / 1000} KB state (${JOIN_SAMPLES} samples each, ${MEMBERS} members with the joiner); '${RESOLVED.slice(2)}': the kit's connect() promise\n`,
+    );
     context.log(table(['server', 'p50 ms', 'p90 ms', 'max ms', 'p50 / Yjs server'], rows));
     for (const [name, values] of samples) {
-      if (name === '@y/websocket-server' || name === PLAIN_JOIN) continue;
+      if (name === '@y/websocket-server' || name === PLAIN_JOIN || name === PLAIN_JOIN_REDIS || name.endsWith(RESOLVED)) continue;
       const median = stats(values).median;
       targets.push({ name: `late joiner holds a 100 KB state ≤ 300 ms after connect(), p50 (${name})`, pass: median <= 300, detail: `${ms(median)} ms` });
       targets.push({
@@ -331,9 +428,11 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     }
     data['lateJoinMs'] = Object.fromEntries(samples);
 
-    context.log('\nserver memory per 100 KB state (20 shards, one member left in each; RSS after − before, / 20), fresh servers\n');
-    const kitServer = await startSignalingProcess(context.rootDir, `${PROJECT}:${TOKEN}`, NODE_ARGS);
-    const yjsServer = await startYjsServer();
+    context.log(
+      `\nserver memory per 100 KB state (${MEMORY_SHARDS} shards, one member left in each; RSS after ${MEMORY_WARM_SHARDS} and after ${MEMORY_SHARDS} states, each after a full GC, the slope between; 'kept': the JS heap in use plus array buffers, the same slope), fresh servers\n`,
+    );
+    const kitServer = await startSignalingProcess(context.rootDir, `${PROJECT}:${TOKEN}`, NODE_ARGS, gcNodeArgs(context.rootDir));
+    const yjsServer = await startYjsServer(gcNodeArgs(context.rootDir));
     try {
       const kit = await memoryPerState(
         kitServer.child,
@@ -357,10 +456,26 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       const mb = (value: number): string => (value / 2 ** 20).toFixed(1);
       context.log(
         table(
-          ['server', 'RSS before MB', 'RSS after MB', 'per state KB', 'ratio'],
+          ['server', 'RSS before MB', 'RSS after MB', 'RSS per state KB', 'ratio', 'kept per state KB', 'ratio (kept)'],
           [
-            ['kit, one node', mb(kit.before), mb(kit.after), (kit.perState / 1024).toFixed(1), ratio(kit.perState / yjsFigures.perState)],
-            ['@y/websocket-server', mb(yjsFigures.before), mb(yjsFigures.after), (yjsFigures.perState / 1024).toFixed(1), '1.00×'],
+            [
+              'kit, one node',
+              mb(kit.before),
+              mb(kit.after),
+              (kit.perState / 1024).toFixed(1),
+              ratio(kit.perState / yjsFigures.perState),
+              (kit.keptPerState / 1024).toFixed(1),
+              ratio(kit.keptPerState / yjsFigures.keptPerState),
+            ],
+            [
+              '@y/websocket-server',
+              mb(yjsFigures.before),
+              mb(yjsFigures.after),
+              (yjsFigures.perState / 1024).toFixed(1),
+              '1.00×',
+              (yjsFigures.keptPerState / 1024).toFixed(1),
+              '1.00×',
+            ],
           ],
         ),
       );

@@ -7,7 +7,15 @@ import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import { isPresenceState, type EventPayload, type MemberWire, type ShardInfo } from './signaling-members.js';
-import { isStateSyncReply, parseStateServerFrame, type StateRelayMessage, type StateResyncMessage, type StateSyncedMessage, type StateSyncReply } from './state-frames.js';
+import {
+  isStateSyncWire,
+  parseStateServerFrame,
+  withSyncUpdate,
+  type StateRelayMessage,
+  type StateResyncMessage,
+  type StateSyncedMessage,
+  type StateSyncReply,
+} from './state-frames.js';
 
 /** Answer to `join`. */
 export interface JoinedMessage {
@@ -169,9 +177,12 @@ function isServerFrameType(value: unknown): value is ServerMessage['type'] {
 
 /**
  * Checks a server frame (already parsed). Clients trust their server less
- * than fully: a malformed frame is dropped, not acted on.
+ * than fully: a malformed frame is dropped, not acted on. `attachment` is the
+ * binary frame that came right before this one, if any: SyncStep2's diff
+ * (state-frames.ts), joined here to the `joined` or `stateSynced` that
+ * announces it.
  */
-export function parseServerMessage(value: unknown): ServerMessage | null {
+export function parseServerMessage(value: unknown, attachment: Uint8Array | null = null): ServerMessage | null {
   if (!isObject(value)) return null;
   const type = value['type'];
   if (!isServerFrameType(type)) return null;
@@ -182,7 +193,7 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
     case 'state':
     case 'stateSynced':
     case 'stateResync':
-      return parseStateServerFrame(value);
+      return parseStateServerFrame(value, attachment);
     case 'pong':
       return isCount(value['id']) && isTime(value['c']) && isTime(value['s']) ? (value as unknown as PongMessage) : null;
     case 'presence': {
@@ -212,9 +223,13 @@ export function parseServerMessage(value: unknown): ServerMessage | null {
         isTime(value['s']) &&
         (value['spectator'] === undefined || value['spectator'] === true) &&
         (value['watchers'] === undefined || isCount(value['watchers'])) &&
-        (value['state'] === undefined || isStateSyncReply(value['state'])) &&
+        (value['state'] === undefined || isStateSyncWire(value['state'])) &&
         (value['history'] === undefined || (Array.isArray(value['history']) && value['history'].every(isEventMessage)));
-      return ok ? (value as unknown as JoinedMessage) : null;
+      if (!ok) return null;
+      const joined = value as unknown as JoinedMessage;
+      if (joined.state === undefined) return joined;
+      const state = withSyncUpdate(joined.state, attachment);
+      return state ? { ...joined, state } : null;
     }
     case 'ok':
       return isCount(value['id']) ? (value as unknown as OkMessage) : null;

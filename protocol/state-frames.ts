@@ -2,15 +2,23 @@
  * Shard state on the control socket (issue 26): the frames that carry a
  * shard's Yjs document between a client and the server, their guards, and the
  * base64 the updates travel in. The sync follows y-protocols' two steps, in
- * JSON frames instead of its binary envelope (every frame of this wire is one
- * JSON text, readable in devtools and checked by one door):
+ * JSON frames instead of its binary envelope (every frame of this wire is a
+ * JSON text, readable in devtools and checked by one door, but for SyncStep2's
+ * diff, below, which its JSON frame announces):
  *
  * 1. SyncStep1: the client sends its state vector, in its `join`
  *    ({@link JoinMessage}'s `state`, so a late joiner holds the whole state by
  *    the time `connect()` resolves) or later in a {@link StateSyncRequest}.
  * 2. SyncStep2: the server answers what the client lacks (`update`, the diff
  *    against that vector) and its own state vector (`sv`), in `joined` or
- *    {@link StateSyncedMessage}.
+ *    {@link StateSyncedMessage}. The diff is the one binary frame of this
+ *    wire: it travels as the binary WebSocket frame right before its JSON
+ *    frame, which says its length (`updateBytes`); the client's door joins the
+ *    two ({@link withSyncUpdate}). A late joiner's 100 KB state is then neither
+ *    base64 (a third more bytes, encoded and decoded) nor a JSON string
+ *    (UTF-8-checked and parsed): it goes from the server's store to the
+ *    client's Y.Doc as the bytes it is (measured: bench/RESULTS.md,
+ *    "`shard-state-yjs` again: the late join profiled").
  * 3. The client sends back what the server lacks (the diff against `sv`) as
  *    an ordinary {@link StateUpdateMessage}: a client that rejoins after a drop
  *    or a server that lost its copy (a Redis restart) is made whole again.
@@ -21,7 +29,9 @@
  * that also went over the mesh and arrives twice is harmless.
  *
  * Sizes are checked on the base64 text before a byte is decoded: an update
- * may not decode to more than the shard's state limit.
+ * may not decode to more than the shard's state limit. (A client's updates
+ * stay base64 in JSON: the server's door checks one kind of frame, and the
+ * profile found the late join's cost in SyncStep2, not in them.)
  */
 import { isCount, isId } from './frame-guards.js';
 
@@ -46,12 +56,17 @@ export interface StateSyncRequest {
   /** The client's state vector, base64. */
   readonly sv: string;
 }
-/** SyncStep2: what the client lacks and the server's own state vector. In `joined` and {@link StateSyncedMessage}. */
-export interface StateSyncReply {
-  /** The diff the client lacks, base64 (an empty Yjs update when it lacks nothing). */
-  readonly update: string;
+/** SyncStep2 as its JSON frame carries it (in `joined` and {@link StateSyncedMessage}): the diff itself is the binary frame before it. */
+export interface StateSyncWire {
   /** The server's state vector, base64: the client sends back the diff against it. */
   readonly sv: string;
+  /** Length of the diff the client lacks: the binary frame sent right before this JSON frame. */
+  readonly updateBytes: number;
+}
+/** SyncStep2 as the server means it and the client receives it: the JSON part and the diff, joined by the client's door ({@link withSyncUpdate}). */
+export interface StateSyncReply extends StateSyncWire {
+  /** The diff the client lacks (an empty Yjs update when it lacks nothing). Never in the JSON: the binary frame. */
+  readonly update: Uint8Array;
 }
 /** Server → client: the answer to {@link StateSyncRequest}. */
 export interface StateSyncedMessage extends StateSyncReply {
@@ -117,19 +132,36 @@ export function parseStateClientFrame(value: Record<string, unknown>, maxUpdateC
   return null;
 }
 
-/** True for a {@link StateSyncReply} (the server is trusted with sizes, not with shapes). */
-export function isStateSyncReply(value: unknown): value is StateSyncReply {
+/** True for a {@link StateSyncWire}: the JSON part of SyncStep2, with no `update` of its own (the server is trusted with sizes, not with shapes). */
+export function isStateSyncWire(value: unknown): value is StateSyncWire {
   if (typeof value !== 'object' || value === null) return false;
   const reply = value as Record<string, unknown>;
-  return isBase64(reply['update'], Number.MAX_SAFE_INTEGER) && isBase64(reply['sv'], Number.MAX_SAFE_INTEGER);
+  return isBase64(reply['sv'], Number.MAX_SAFE_INTEGER) && isCount(reply['updateBytes']) && reply['update'] === undefined;
+}
+
+/**
+ * Joins SyncStep2's JSON part to the binary frame that came right before it: the reply with its
+ * `update`, or null when no binary frame came or its length is not the one announced (a frame
+ * lost or out of order is refused, never applied as another reply's diff).
+ */
+export function withSyncUpdate<T extends StateSyncWire>(reply: T, attachment: Uint8Array | null): (T & StateSyncReply) | null {
+  if (attachment === null || attachment.length !== reply.updateBytes) return null;
+  return { ...reply, update: attachment };
+}
+
+/** A binary frame's bytes as the WebSocket gives them (an ArrayBuffer in a browser, a Buffer or an ArrayBuffer in Node); null for a text frame. */
+export function binaryFrameBytes(data: unknown): Uint8Array | null {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return null;
 }
 
 /** The server's state frames. */
-export function parseStateServerFrame(value: Record<string, unknown>): StateSyncedMessage | StateRelayMessage | StateResyncMessage | null {
+export function parseStateServerFrame(value: Record<string, unknown>, attachment: Uint8Array | null): StateSyncedMessage | StateRelayMessage | StateResyncMessage | null {
   if (value['type'] === 'stateResync') return { type: 'stateResync' };
   if (value['type'] === 'state') {
     return isId(value['from']) && isBase64(value['update'], Number.MAX_SAFE_INTEGER) ? (value as unknown as StateRelayMessage) : null;
   }
-  if (value['type'] === 'stateSynced') return isCount(value['id']) && isStateSyncReply(value) ? (value as unknown as StateSyncedMessage) : null;
+  if (value['type'] === 'stateSynced') return isCount(value['id']) && isStateSyncWire(value) ? withSyncUpdate(value as unknown as StateSyncedMessage, attachment) : null;
   return null;
 }

@@ -23,6 +23,8 @@ export interface JoinKitOptions {
   readonly history?: number;
   /** Listeners registered before connect() (the replay reaches only those). */
   readonly listen?: (dispatch: PlatformBackend.Dispatch) => void;
+  /** Called with the document before connect() (to time when it holds the state). */
+  readonly beforeConnect?: (doc: Y.Doc) => void;
 }
 
 /** Joins `room` through `url` with a shard state attached before connect(); resolves once it holds the whole state. */
@@ -30,6 +32,7 @@ export async function joinKit(url: string, room: string, options: JoinKitOptions
   const dispatch = new PlatformBackend.Dispatch({ projectId: PROJECT, projectToken: TOKEN, url, reconnectInitialDelayMs: 100 });
   const state = shardState(dispatch);
   options.listen?.(dispatch);
+  options.beforeConnect?.(state.doc);
   const connectCalledAt = performance.now();
   await dispatch.connect({ shardName: room, ...(options.history !== undefined ? { history: options.history } : {}) });
   await state.whenSynced();

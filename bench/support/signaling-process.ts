@@ -15,13 +15,17 @@ export interface SignalingProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `bin.ts` with project `projectId:token` and `args`; resolves once it prints its URL. */
-export async function startSignalingProcess(rootDir: string, project: string, args: readonly string[] = []): Promise<SignalingProcess> {
+/** Starts `bin.ts` with project `projectId:token` and `args` (`nodeArgs`: Node's own flags, before the script); resolves once it prints its URL. */
+export async function startSignalingProcess(rootDir: string, project: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<SignalingProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'platform-kit-bench-signaling-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'signaling/bin.ts', '--port', '0', '--host', '127.0.0.1', '--project', project, '--data-dir', dataDir, ...args], {
-    cwd: rootDir,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', 'signaling/bin.ts', '--port', '0', '--host', '127.0.0.1', '--project', project, '--data-dir', dataDir, ...args],
+    {
+      cwd: rootDir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const stop = async (): Promise<void> => {
     await stopChild(child);
     await rm(dataDir, { recursive: true, force: true });

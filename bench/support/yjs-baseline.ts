@@ -20,15 +20,15 @@ export interface YjsServer {
   stop(): Promise<void>;
 }
 
-/** Starts `@y/websocket-server`'s `server.js` on a free loopback port; resolves once it listens. */
-export async function startYjsServer(): Promise<YjsServer> {
+/** Starts `@y/websocket-server`'s `server.js` on a free loopback port (`nodeArgs`: Node's own flags, before the script); resolves once it listens. */
+export async function startYjsServer(nodeArgs: readonly string[] = []): Promise<YjsServer> {
   const port = await freePort();
   // Its package exports no "./src/server.js": the file is found beside its package.json.
   const packageJson = createRequire(import.meta.url).resolve('@y/websocket-server/package.json');
   const script = join(dirname(packageJson), 'src', 'server.js');
   // Without YPERSISTENCE (even empty, it turns LevelDB persistence on): documents in memory only, as ours.
   const { YPERSISTENCE: _persistence, ...env } = process.env;
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

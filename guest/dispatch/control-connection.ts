@@ -12,6 +12,7 @@ import {
   encodeHandshakeJoin,
   parseJsonObject,
   parseServerMessage,
+  binaryFrameBytes,
   type EventMessage,
   type JoinedMessage,
   type JoinMessage,
@@ -62,6 +63,8 @@ export class ControlConnection {
   #heartbeat: ReturnType<typeof setTimeout> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
+  /** The binary frame just received: the diff of the JSON frame that follows it (SyncStep2, protocol/state-frames.ts). One at most. */
+  #attachment: Uint8Array | null = null;
   /** Fails the open() in progress, if any (see close). */
   #abandonOpen: ((error: PlatformError) => void) | null = null;
 
@@ -101,6 +104,9 @@ export class ControlConnection {
         return;
       }
       this.#socket = socket;
+      this.#attachment = null;
+      // A browser's default would be a Blob, read only asynchronously: the diff must be at hand when its JSON frame comes.
+      if ('binaryType' in socket) socket.binaryType = 'arraybuffer';
       let settled = false;
       const settle = (error: PlatformError | null, value?: T): void => {
         if (settled) return;
@@ -275,7 +281,15 @@ export class ControlConnection {
 
   /** The door of the control socket: anything the guard does not accept is dropped, never acted on. */
   #onFrame(data: unknown): void {
-    const message = parseServerMessage(parseJsonObject(typeof data === 'string' ? data : String(data)));
+    const bytes = binaryFrameBytes(data);
+    // Held for the next frame, which claims it or drops it: never more than one, never applied alone.
+    if (bytes !== null) {
+      this.#attachment = bytes;
+      return;
+    }
+    const attachment = this.#attachment;
+    this.#attachment = null;
+    const message = parseServerMessage(parseJsonObject(typeof data === 'string' ? data : String(data)), attachment);
     if (message === null) return; // a server bug or a hostile proxy
     switch (message.type) {
       case 'event':

@@ -186,8 +186,11 @@ export class DispatchSession {
       (error: unknown) => {
         this.#teardown();
         this.#state = 'idle';
+        const coded = isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error));
         // Events emitted meanwhile fail with it (event-sender.ts, "While connect() is in progress").
-        this.#sender.failWaiting(isPlatformError(error) ? error : new PlatformError('INTERNAL', String(error)));
+        this.#sender.failWaiting(coded);
+        // The shard's state waiting for this join settles too (its whenSynced() rejects with the code).
+        this.statePort.hooks?.onConnectFailed(coded);
         throw error;
       },
     );
@@ -471,7 +474,9 @@ export class DispatchSession {
             // No retry can fix these: give up and say why.
             this.#state = 'closed';
             this.#teardown();
-            this.#emitError(isPlatformError(error) ? error : new PlatformError(code, String(error)));
+            const coded = isPlatformError(error) ? error : new PlatformError(code, String(error));
+            this.#emitError(coded);
+            this.statePort.hooks?.onConnectFailed(coded);
           }
           // Otherwise the socket's close already scheduled the next attempt.
         });

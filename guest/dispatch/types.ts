@@ -77,6 +77,8 @@ export type DispatchErrorCallback = (error: PlatformError) => void;
 /** The smallest WebSocket both the browser's and `ws`'s satisfy. */
 export interface SocketLike {
   readonly readyState: number;
+  /** Set to 'arraybuffer' by the connection: SyncStep2's diff is a binary frame (protocol/state-frames.ts). Absent from a socket that receives none. */
+  binaryType?: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   onopen: ((event: unknown) => void) | null;
@@ -147,4 +149,6 @@ export interface SessionStateHooks {
   onRemote(message: StateRelayMessage | StateResyncMessage): void;
   /** Connected (first join or back after a drop): what the server lacks can leave now. */
   onConnected(): void;
+  /** connect() rejected, or a reconnection ended for good (SHARD_FULL, UNAUTHORIZED…): a state not synced yet says so with the same error. */
+  onConnectFailed(error: PlatformError): void;
 }

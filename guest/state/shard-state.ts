@@ -21,7 +21,12 @@ export type { StateMap } from './state-map.js';
 export interface ShardState {
   /** The shard's document (Yjs). Changes made to it are sent to the shard; remote changes are applied to it. */
   readonly doc: Y.Doc;
-  /** Resolves once this client holds the shard's whole state: at connect() when attached before it, else after one round trip. Rejects with a PlatformError (code) when the state cannot be had. */
+  /**
+   * Resolves once this client holds the shard's whole state: at connect() when attached before it, else after one round trip.
+   * Rejects with a PlatformError (code) when the state cannot be had, also when connect() fails before it was had (with
+   * connect()'s error: SHARD_FULL, UNAUTHORIZED, NOT_CONNECTED…); called once a later connect() has begun, it returns a fresh
+   * promise for that one. Once resolved it stays resolved.
+   */
   whenSynced(): Promise<void>;
   /** The common case: a map of keys to plain JSON values (a score, a board). Backed by doc.getMap(name). Default name 'state'. */
   map<T = unknown>(name?: string): StateMap<T>;
@@ -67,7 +72,8 @@ class ShardStateClient implements ShardState {
   readonly #errorListeners = new Set<(error: PlatformError) => void>();
   /** The server's state vector at the last sync: what it lacks is the diff against it. */
   #serverVector: Uint8Array | null = null;
-  #synced: { promise: Promise<void>; resolve: () => void; reject: (error: PlatformError) => void; settled: boolean };
+  /** What whenSynced() returns; replaced by a fresh one when a join starts after it was rejected. */
+  #synced: Deferred;
   /** Local updates of this task, merged and sent once (a loop of set() calls is one frame). */
   #outgoing: Uint8Array[] = [];
   #repairTimer: ReturnType<typeof setTimeout> | null = null;
@@ -79,15 +85,7 @@ class ShardStateClient implements ShardState {
 
   constructor(forget: () => void) {
     this.#forget = forget;
-    let resolve!: () => void;
-    let reject!: (error: PlatformError) => void;
-    const promise = new Promise<void>((ok, fail) => {
-      resolve = ok;
-      reject = fail;
-    });
-    // whenSynced() may never be awaited (a template that only reads the map): no unhandled rejection then.
-    promise.catch(() => undefined);
-    this.#synced = { promise, resolve, reject, settled: false };
+    this.#synced = deferred();
     this.doc.on('update', this.#onUpdate);
   }
 
@@ -95,11 +93,19 @@ class ShardStateClient implements ShardState {
     if (this.#closed) return;
     this.#session = session;
     const hooks: SessionStateHooks = {
-      stateVector: () => toBase64(Y.encodeStateVector(this.doc)),
+      stateVector: () => {
+        // A join leaves: after a connect() that failed, whenSynced() waits for this one.
+        this.#renewIfRejected();
+        return toBase64(Y.encodeStateVector(this.doc));
+      },
       onSync: (reply) => this.#onSync(reply),
       onRemote: (message) => this.#onRemote(message),
       // Never synced (attached while the join was on its way, without the vector): SyncStep1 now.
       onConnected: () => (this.#serverVector === null ? this.#requestSync() : this.#sendMissing()),
+      // Not synced yet: nothing more will come of this connect(); the template hears why (a state synced before keeps it).
+      onConnectFailed: (error) => {
+        if (!this.#closed) this.#settle(error);
+      },
     };
     this.#detach = session.statePort.attach(hooks);
     // Attached after connect(): SyncStep1 now (before it, the join carries it).
@@ -134,10 +140,16 @@ class ShardStateClient implements ShardState {
   }
 
   #settle(error?: PlatformError): void {
-    if (this.#synced.settled) return;
-    this.#synced.settled = true;
-    if (error) this.#synced.reject(error);
-    else this.#synced.resolve();
+    const synced = this.#synced;
+    if (synced.settled !== null) return;
+    synced.settled = error ? 'rejected' : 'resolved';
+    if (error) synced.reject(error);
+    else synced.resolve();
+  }
+
+  /** A fresh whenSynced() promise for the next try, when the last one was rejected (never once resolved: the state is held). */
+  #renewIfRejected(): void {
+    if (this.#synced.settled === 'rejected' && !this.#closed) this.#synced = deferred();
   }
 
   #onSync(reply: StateSyncReply | null): void {
@@ -154,10 +166,10 @@ class ShardStateClient implements ShardState {
     else this.#apply(message.update);
   }
 
-  /** Applies an update from the network; false (and an error heard by onError) when it does not decode. */
-  #apply(text: string): boolean {
+  /** Applies an update from the network (base64 when relayed, bytes in SyncStep2); false (and an error heard by onError) when it does not decode. */
+  #apply(update: string | Uint8Array): boolean {
     try {
-      Y.applyUpdate(this.doc, fromBase64(text), REMOTE);
+      Y.applyUpdate(this.doc, typeof update === 'string' ? fromBase64(update) : update, REMOTE);
       return true;
     } catch (error) {
       this.#emitError(new PlatformError('INVALID_MESSAGE', `a state update did not decode: ${String(error)}`));
@@ -224,6 +236,7 @@ class ShardStateClient implements ShardState {
   #requestSync(): void {
     const session = this.#session;
     if (!session) return;
+    this.#renewIfRejected();
     session.statePort.request({ type: 'stateSync', sv: toBase64(Y.encodeStateVector(this.doc)) }).then(
       (reply) => {
         if (reply.type !== 'stateSynced') return;
@@ -250,6 +263,26 @@ class ShardStateClient implements ShardState {
       }
     }
   }
+}
+
+/** A promise settled from outside, once: whenSynced()'s. */
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: PlatformError) => void;
+  settled: 'resolved' | 'rejected' | null;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: PlatformError) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  // whenSynced() may never be awaited (a template that only reads the map): no unhandled rejection then.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject, settled: null };
 }
 
 /** An update that carries nothing: no structs and an empty delete set (Yjs encodes it in two bytes). */

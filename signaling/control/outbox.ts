@@ -15,6 +15,23 @@ export function send(ctx: ServerContext, connection: Connection, message: Server
   if (writable(ctx, connection)) connection.socket.send(JSON.stringify(message));
 }
 
+/** ws's send options of SyncStep2's diff. */
+const BINARY_FRAME = Object.freeze({ binary: true });
+
+/** Leaves bytes out of a frame's JSON: they travel as the binary frame before it. */
+const withoutBytes = (_key: string, value: unknown): unknown => (value instanceof Uint8Array ? undefined : value);
+
+/**
+ * Sends an answer that carries SyncStep2 (`joined` with a state, `stateSynced`): its diff, `update`,
+ * as a binary frame, then the JSON frame without it, which the client's door joins to it
+ * (protocol/state-frames.ts `withSyncUpdate`). Both or neither: one writable check for the pair.
+ */
+export function sendWithUpdate(ctx: ServerContext, connection: Connection, message: ServerMessage, update: Uint8Array): void {
+  if (!writable(ctx, connection)) return;
+  connection.socket.send(update, BINARY_FRAME);
+  connection.socket.send(JSON.stringify(message, withoutBytes));
+}
+
 /**
  * Whether a frame may be written to the connection's socket now. Every send
  * asks: a socket over {@link SignalingLimits.maxBufferedBytes} (a client

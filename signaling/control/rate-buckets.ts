@@ -19,21 +19,34 @@ export function levelAt(connection: Connection, which: 'event' | 'message', rate
 }
 
 /**
- * Takes a token from a bucket refilled at `rate` per second up to `2 × rate`;
- * false when empty. `now` is {@link clock}. Counted in thousandths of a
- * token: `rate` per second is `rate` thousandths per ms, so it stays integer.
+ * Takes `cost` tokens (default one) from a bucket refilled at `rate` per
+ * second up to `2 × rate`; false when it holds fewer. `now` is {@link clock}.
+ * Counted in thousandths of a token: `rate` per second is `rate` thousandths
+ * per ms, so it stays integer.
  */
-export function take(connection: Connection, which: 'event' | 'message', rate: number, now: number): boolean {
+export function take(connection: Connection, which: 'event' | 'message', rate: number, now: number, cost = 1): boolean {
   const tokensKey = which === 'event' ? 'eventMilliTokens' : 'messageMilliTokens';
   const stampKey = which === 'event' ? 'eventStamp' : 'messageStamp';
   const tokens = levelAt(connection, which, rate, now);
   connection[stampKey] = now;
-  if (tokens < 1000) {
+  if (tokens < cost * 1000) {
     connection[tokensKey] = tokens;
     return false;
   }
-  connection[tokensKey] = tokens - 1000;
+  connection[tokensKey] = tokens - cost * 1000;
   return true;
+}
+
+/**
+ * What a shard state update of `bytes` costs in the event bucket: one event per
+ * `maxPayloadBytes` (the largest event) of it, so updates move no more bytes a
+ * second than events of the largest size may (a member sending 1 MiB updates at
+ * the event rate would move 100 MiB a second). At most the bucket's size, `2 ×
+ * maxEventsPerSecond`: the largest update then takes a whole burst, and is never
+ * refused for good.
+ */
+export function stateUpdateCost(bytes: number, limits: Pick<SignalingLimits, 'maxPayloadBytes' | 'maxEventsPerSecond'>): number {
+  return Math.min(Math.max(1, Math.ceil(bytes / limits.maxPayloadBytes)), Math.max(1, Math.floor(limits.maxEventsPerSecond * 2)));
 }
 
 /**

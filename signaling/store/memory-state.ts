@@ -10,6 +10,8 @@ interface Entry {
   updates: Uint8Array[];
   bytes: number;
   generation: number;
+  /** The one update's state vector (StoredState.vector), or null. */
+  vector: Uint8Array | null;
   /** Recent event frames, oldest first (at most `size` and {@link HISTORY_MAX_CHARS}). */
   readonly events: string[];
   eventChars: number;
@@ -34,28 +36,32 @@ export function createMemoryStateStore(): MemoryStateStore {
   const entryOf = (projectId: string, shardName: string): Entry => {
     const key = keyOf(projectId, shardName);
     let entry = entries.get(key);
-    if (!entry) entries.set(key, (entry = { updates: [], bytes: 0, generation: 0, events: [], eventChars: 0 }));
+    if (!entry) entries.set(key, (entry = { updates: [], bytes: 0, generation: 0, vector: null, events: [], eventChars: 0 }));
     return entry;
   };
   return {
     read(projectId, shardName) {
       const entry = entries.get(keyOf(projectId, shardName));
       // A copy of the list: a compaction that replaces it must not change what a reader holds.
-      return Promise.resolve(entry ? { updates: [...entry.updates], bytes: entry.bytes, generation: entry.generation } : EMPTY);
+      if (!entry) return Promise.resolve(EMPTY);
+      const held = { updates: [...entry.updates], bytes: entry.bytes, generation: entry.generation };
+      return Promise.resolve(entry.vector && entry.updates.length === 1 ? { ...held, vector: entry.vector } : held);
     },
     append(projectId, shardName, update, maxBytes) {
       const entry = entryOf(projectId, shardName);
       if (entry.bytes + update.length > maxBytes) return Promise.resolve(null);
       entry.updates.push(update);
       entry.bytes += update.length;
+      entry.vector = null;
       return Promise.resolve(entry.updates.length);
     },
-    compact(projectId, shardName, merged, count, generation) {
+    compact(projectId, shardName, merged, count, generation, vector) {
       const entry = entries.get(keyOf(projectId, shardName));
       if (!entry || entry.generation !== generation || entry.updates.length < count) return Promise.resolve(false);
       const rest = entry.updates.slice(count);
       entry.updates = [merged, ...rest];
       entry.bytes = rest.reduce((sum, update) => sum + update.length, merged.length);
+      entry.vector = rest.length === 0 ? vector : null;
       entry.generation++;
       return Promise.resolve(true);
     },

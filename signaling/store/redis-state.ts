@@ -5,7 +5,8 @@
  *
  * Keys, per project `P` and shard `S` (beside redis-keys.ts's):
  *   {P}:st:S   LIST  the shard's Yjs updates (bytes), oldest first
- *   {P}:stm:S  HASH  bytes (sum of their lengths), gen (compactions so far), evb (history characters)
+ *   {P}:stm:S  HASH  bytes (sum of their lengths), gen (compactions so far), evb (history characters),
+ *                    sv (the state vector of the one update a compaction left; an append deletes it)
  *   {P}:ev:S   LIST  the last relayed broadcasts (event frames), oldest first
  * They go with the shard: the script that removes a shard's last member
  * deletes them (redis-scripts.ts `removeMember`). Every write names the
@@ -35,12 +36,13 @@ if redis.call('HEXISTS', base .. 'shards', shard) == 0 then return -2 end
 local bytes = tonumber(redis.call('HGET', base .. 'stm:' .. shard, 'bytes') or '0')
 if bytes + string.len(update) > maxBytes then return -1 end
 redis.call('HINCRBY', base .. 'stm:' .. shard, 'bytes', string.len(update))
+redis.call('HDEL', base .. 'stm:' .. shard, 'sv')
 return redis.call('RPUSH', base .. 'st:' .. shard, update)
 `;
 
-// ARGV: prefix, P, shard, merged, count, gen, node, epoch. Returns 1 (replaced), 0 (another compaction came first), 'FENCED'.
+// ARGV: prefix, P, shard, merged, count, gen, node, epoch, vector. Returns 1 (replaced), 0 (another compaction came first), 'FENCED'.
 const LUA_COMPACT = `${FENCED}
-local prefix, P, shard, merged, count, gen, node, epoch = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8]
+local prefix, P, shard, merged, count, gen, node, epoch, vector = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9]
 if fenced(prefix, node, epoch) then return 'FENCED' end
 local base = prefix .. '{' .. P .. '}:'
 local meta, list = base .. 'stm:' .. shard, base .. 'st:' .. shard
@@ -51,6 +53,8 @@ redis.call('LTRIM', list, count, -1)
 redis.call('LPUSH', list, merged)
 redis.call('HINCRBY', meta, 'bytes', string.len(merged) - removed)
 redis.call('HINCRBY', meta, 'gen', 1)
+-- The vector is the whole state's only when the merge is all there is.
+if redis.call('LLEN', list) == 1 then redis.call('HSET', meta, 'sv', vector) else redis.call('HDEL', meta, 'sv') end
 return 1
 `;
 
@@ -82,11 +86,17 @@ export function createRedisStateStore(redis: RedisConnection, prefix: string, no
   };
   return {
     async read(projectId, shardName): Promise<StoredState> {
-      const [updates, gen] = await redis.read((client) =>
-        Promise.all([client.lrangeBuffer(`${base(projectId)}st:${shardName}`, 0, -1), client.hget(`${base(projectId)}stm:${shardName}`, 'gen')]),
+      // In this order on one connection: an append after the list's read drops `sv` before it is read.
+      const [updates, gen, sv] = await redis.read((client) =>
+        Promise.all([
+          client.lrangeBuffer(`${base(projectId)}st:${shardName}`, 0, -1),
+          client.hget(`${base(projectId)}stm:${shardName}`, 'gen'),
+          client.hgetBuffer(`${base(projectId)}stm:${shardName}`, 'sv'),
+        ]),
       );
       const list = updates.map((update) => new Uint8Array(update.buffer, update.byteOffset, update.byteLength));
-      return { updates: list, bytes: list.reduce((sum, update) => sum + update.length, 0), generation: Number(gen ?? 0) };
+      const held = { updates: list, bytes: list.reduce((sum, update) => sum + update.length, 0), generation: Number(gen ?? 0) };
+      return sv && list.length === 1 ? { ...held, vector: new Uint8Array(sv.buffer, sv.byteOffset, sv.byteLength) } : held;
     },
     async append(projectId, shardName, update, maxBytes) {
       const reply = await redis.run(STATE_SCRIPTS.append, [prefix, projectId, shardName, Buffer.from(update), maxBytes, nodeId, lease.epoch]);
@@ -94,8 +104,18 @@ export function createRedisStateStore(redis: RedisConnection, prefix: string, no
       // No such shard: it ended while the update was on its way; kept nowhere, as the shard is gone.
       return count === -1 ? null : count === -2 ? 0 : count;
     },
-    async compact(projectId, shardName, merged, count, generation) {
-      const reply = await redis.run(STATE_SCRIPTS.compact, [prefix, projectId, shardName, Buffer.from(merged), count, String(generation), nodeId, lease.epoch]);
+    async compact(projectId, shardName, merged, count, generation, vector) {
+      const reply = await redis.run(STATE_SCRIPTS.compact, [
+        prefix,
+        projectId,
+        shardName,
+        Buffer.from(merged),
+        count,
+        String(generation),
+        nodeId,
+        lease.epoch,
+        Buffer.from(vector),
+      ]);
       return fencedOr(reply, reply === 1);
     },
     remember(projectId, shardName, frame, size) {

@@ -5,11 +5,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import * as Y from 'yjs';
 import { shardState } from '../../signaling/index.js';
 import { NodeProcess, RedisProcess, skipRedis } from './redis-support.js';
 import { backend, PROJECT, waitFor } from './signaling-support.js';
 
 type Client = ReturnType<typeof backend>;
+
+/** Waits for an asynchronous condition (a Redis read), up to a generous deadline. */
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('shard state on two nodes sharing Redis', { skip: skipRedis, timeout: 180_000 }, () => {
   let redis: RedisProcess;
@@ -78,6 +88,37 @@ describe('shard state on two nodes sharing Redis', { skip: skipRedis, timeout: 1
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await waitFor(() => stateB.map('many').entries().length === 80, 'B to hold all 80', 10_000);
+  });
+
+  it('a join that finds several updates writes their merge back with its state vector; the next update drops the vector', async () => {
+    const [n1, n2] = nodes as [NodeProcess, NodeProcess];
+    const writer = client(n1.url);
+    const map = shardState(writer).map<number>();
+    await writer.connect({ shardName: 'merged-at-join' });
+    const list = `pk:{${PROJECT}}:st:merged-at-join`;
+    const meta = `pk:{${PROJECT}}:stm:merged-at-join`;
+    // One update per task: three updates in Redis.
+    for (let index = 0; index < 3; index++) {
+      map.set(`k${index}`, index);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await until(async () => (await inspect.llen(list)) === 3, 'three updates in Redis', 15_000);
+    const joiner = client(n2.url);
+    const joined = shardState(joiner);
+    await joiner.connect({ shardName: 'merged-at-join' });
+    assert.deepEqual(Object.fromEntries(joined.map().entries()), { k0: 0, k1: 1, k2: 2 });
+    await until(async () => (await inspect.llen(list)) === 1, 'the join to write its merge back', 15_000);
+    const [stored] = await inspect.lrangeBuffer(list, 0, -1);
+    const vector = await inspect.hgetBuffer(meta, 'sv');
+    assert.ok(stored && vector, 'one update and its vector');
+    assert.deepEqual(new Uint8Array(vector), Y.encodeStateVectorFromUpdate(new Uint8Array(stored)));
+    map.set('k3', 3);
+    await until(async () => (await inspect.llen(list)) === 2, 'the next update in Redis', 15_000);
+    assert.equal(await inspect.hexists(meta, 'sv'), 0, 'the vector is no longer the whole state’s');
+    const late = client(n1.url);
+    const lateState = shardState(late);
+    await late.connect({ shardName: 'merged-at-join' });
+    assert.deepEqual(Object.fromEntries(lateState.map().entries()), { k0: 0, k1: 1, k2: 2, k3: 3 });
   });
 
   it('a node killed with -9 loses nothing acknowledged: a joiner on the other node holds the state', async () => {

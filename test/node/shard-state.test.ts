@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as Y from 'yjs';
 import { createMemoryStore, shardState, type SignalingServer } from '../../signaling/index.js';
-import { toBase64 } from '../../protocol/signaling.js';
+import { parseServerMessage, toBase64 } from '../../protocol/signaling.js';
 import { backend, PROJECT, Raw, startServer, waitFor } from './signaling-support.js';
 
 type Client = ReturnType<typeof backend>;
@@ -52,6 +52,45 @@ describe('shard state, one node (memory store)', () => {
       await lateState.whenSynced();
     } finally {
       await closeAll([writer, late]);
+    }
+  });
+
+  it('SyncStep2 is one binary frame right before its JSON frame, which the client door joins to it; a join merges the stored updates once', async () => {
+    const writer = backend(server);
+    const raw = new Raw(server.url);
+    try {
+      const state = shardState(writer);
+      await writer.connect({ shardName: 'binary' });
+      // Three updates, one per task: three stored updates for the join to merge.
+      for (let index = 0; index < 3; index++) {
+        state.map<number>().set(`k${index}`, index);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      await until(async () => (await store.state!.read(PROJECT, 'binary')).updates.length === 3, 'the server to keep three updates');
+      // An empty document's state vector: the joiner lacks everything.
+      const joined = await raw.join({ shardName: 'binary', stateVector: toBase64(Y.encodeStateVector(new Y.Doc())) });
+      const binary = raw.frames.find((frame) => frame.type === 'binary');
+      assert.ok(binary, 'a binary frame came with joined');
+      const bytes = binary['bytes'] as Uint8Array;
+      const wire = joined['state'] as Record<string, unknown>;
+      assert.equal(wire['updateBytes'], bytes.length);
+      assert.equal(wire['update'], undefined, 'no base64 copy of the diff in the JSON');
+      const doc = new Y.Doc();
+      Y.applyUpdate(doc, bytes);
+      assert.deepEqual(doc.getMap('state').toJSON(), { k0: 0, k1: 1, k2: 2 });
+      // The client's guard: the pair is one reply; a JSON frame without its bytes, with other bytes, or with an update of its own is dropped.
+      const parsed = parseServerMessage(joined, bytes);
+      assert.ok(parsed?.type === 'joined' && parsed.state?.update === bytes);
+      assert.equal(parseServerMessage(joined, null), null);
+      assert.equal(parseServerMessage(joined, bytes.subarray(1)), null);
+      assert.equal(parseServerMessage({ ...joined, state: { ...wire, update: toBase64(bytes) } }, bytes), null);
+      // The merge the join made is kept: the next joiner reads one update.
+      await until(async () => (await store.state!.read(PROJECT, 'binary')).updates.length === 1, 'the join to write its merge back');
+      const kept = await store.state!.read(PROJECT, 'binary');
+      assert.deepEqual(kept.vector, Y.encodeStateVectorFromUpdate(kept.updates[0]!), 'with its state vector');
+    } finally {
+      raw.close();
+      await writer.disconnect();
     }
   });
 

@@ -66,8 +66,9 @@ export class Raw {
       this.closed = true;
       this.closeCode = code;
     });
-    this.ws.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as Frame;
+    this.ws.on('message', (data, isBinary) => {
+      // The one binary frame of the wire, SyncStep2's diff (protocol/state-frames.ts), is recorded as a frame of its own.
+      const frame = isBinary ? { type: 'binary', bytes: new Uint8Array(data as Buffer) } : (JSON.parse(String(data)) as Frame);
       this.frames.push(frame);
       for (const waiter of [...this.#waiters]) {
         if (waiter.test(frame)) {

@@ -11,7 +11,7 @@ import type { MemberRecord } from '../../store/store.js';
 import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
 import { admitJoin, checkJoin, verifyJoinUser, type JoinIdentity } from '../join-admission.js';
-import { send, sendRaw } from '../outbox.js';
+import { send, sendRaw, sendWithUpdate } from '../outbox.js';
 import { fallback, placeNew, resume, spectate } from '../placement.js';
 import { publishPresence, toWire } from '../presence.js';
 import { clock } from '../rate-buckets.js';
@@ -178,7 +178,8 @@ export function answerJoined(
   };
   const held = connection.held;
   connection.held = null;
-  send(ctx, connection, joined);
+  if (extras.state) sendWithUpdate(ctx, connection, joined, extras.state.update);
+  else send(ctx, connection, joined);
   if (held) for (const frame of held) sendRaw(ctx, connection, frame);
   // toWire leaves `online` out: the record as stored (online) is what the others see.
   if (self) publishPresence(ctx, connection, { type: 'presence', op: 'add', member: toWire(self) }, connection.clientId);

@@ -2,8 +2,10 @@
  * `state` and `stateSync`: the shard's shared state (issue 26; the sync is
  * written down in protocol/state-frames.ts). The server holds no Y.Doc: a
  * shard's state is the list of update bytes in the store, merged
- * (Y.mergeUpdates) on a schedule, and the diffs a client lacks are computed
- * on bytes (Y.diffUpdate, Y.encodeStateVectorFromUpdate). Every update is
+ * (Y.mergeUpdates) on a schedule and by a join that finds several (written
+ * back with its state vector), and the diffs a client lacks are computed on
+ * bytes (Y.diffUpdate); SyncStep2's diff leaves as a binary frame. Updates pay
+ * the event rate by size (rate-buckets.ts stateUpdateCost). Every update is
  * decoded once, inside a catch, before it is kept: garbage, a truncated
  * update, a varint past 2^53 or a nesting that overflows Yjs's recursion is
  * refused `INVALID_MESSAGE` and never reaches the store.
@@ -16,8 +18,8 @@ import { projectOf } from '../../projects.js';
 import type { ShardStateStore } from '../../store/store.js';
 import type { Connection } from '../control-socket.js';
 import { shardKey, type ServerContext } from '../context.js';
-import { send } from '../outbox.js';
-import { take } from '../rate-buckets.js';
+import { send, sendWithUpdate } from '../outbox.js';
+import { stateUpdateCost, take } from '../rate-buckets.js';
 import { fail, storeFailed } from '../refusals.js';
 import { saveBuckets } from '../member-session.js';
 
@@ -28,6 +30,8 @@ const COMPACT_DELAY_MS = 500;
 
 /** A Yjs update that changes nothing: no structs, an empty delete set. */
 const EMPTY_UPDATE = new Uint8Array([0, 0]);
+/** The state vector of an empty document. */
+const EMPTY_VECTOR = new Uint8Array([0]);
 
 /** The compactions each server has scheduled, by shard key: one at a time per shard and node. */
 const scheduled = new WeakMap<ServerContext, Map<string, ReturnType<typeof setTimeout>>>();
@@ -73,28 +77,52 @@ function fromBase64Length(text: string): number {
   return (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 }
 
-/** The shard's state as one update (merged from the stored ones), or null when it has none. */
-async function mergedState(store: ShardStateStore, projectId: string, shardName: string): Promise<Uint8Array | null> {
+/**
+ * The shard's state as one update with its state vector, or null when it has none. Stored updates
+ * are merged here when there are several, and the merge is written back (a compaction) with its
+ * vector: the next join reads one precomputed update and its vector instead of decoding the state
+ * again (a profile of a late join found the merge, the diff, the vector and the base64 of the reply
+ * to be most of the server's time: bench/RESULTS.md).
+ */
+async function mergedState(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string): Promise<{ merged: Uint8Array; vector: Uint8Array } | null> {
   const stored = await store.read(projectId, shardName);
   if (stored.updates.length === 0) return null;
-  return stored.updates.length === 1 ? stored.updates[0]! : Y.mergeUpdates(stored.updates as Uint8Array[]);
+  if (stored.updates.length === 1) {
+    const merged = stored.updates[0]!;
+    return { merged, vector: stored.vector ?? Y.encodeStateVectorFromUpdate(merged) };
+  }
+  const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
+  const vector = Y.encodeStateVectorFromUpdate(merged);
+  // Not awaited: the join goes on with the merge; a compaction that lost a race is simply not applied.
+  store
+    .compact(projectId, shardName, merged, stored.updates.length, stored.generation, vector)
+    .catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
+  return { merged, vector };
+}
+
+/** True for the state vector of an empty document (Yjs encodes it as one zero byte): its diff is the whole state. */
+function isEmptyVector(vector: Uint8Array): boolean {
+  return vector.length === 1 && vector[0] === 0;
 }
 
 /**
- * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks and the server's
- * vector. A vector that does not decode counts as empty (the client gets the whole state).
+ * SyncStep2 for a client whose state vector is `svText` (base64): what it lacks (bytes: the binary
+ * frame, protocol/state-frames.ts) and the server's vector. A vector that does not decode counts
+ * as empty (the client gets the whole state). A joiner that holds nothing (the late joiner's case)
+ * gets the stored update as it is, without a diff.
  */
 export async function syncReply(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, svText: string): Promise<StateSyncReply> {
-  const held = await mergedState(store, projectId, shardName);
+  const held = await mergedState(ctx, store, projectId, shardName);
   noteState(ctx, projectId, shardName, held === null, held !== null);
-  const merged = held ?? Y.encodeStateAsUpdate(new Y.Doc());
-  let diff: Uint8Array;
+  const { merged, vector } = held ?? { merged: EMPTY_UPDATE, vector: EMPTY_VECTOR };
+  let diff = merged;
   try {
-    diff = Y.diffUpdate(merged, fromBase64(svText));
+    const clientVector = fromBase64(svText);
+    if (held !== null && !isEmptyVector(clientVector)) diff = Y.diffUpdate(merged, clientVector);
   } catch {
     diff = merged;
   }
-  return { update: toBase64(diff), sv: toBase64(Y.encodeStateVectorFromUpdate(merged)) };
+  return { update: diff, updateBytes: diff.length, sv: toBase64(vector) };
 }
 
 /** `stateSync`: SyncStep1 from a client that attached its state after joining. */
@@ -106,7 +134,7 @@ export function onStateSync(ctx: ServerContext, connection: Connection, message:
   const { projectId, shardName } = connection;
   syncReply(ctx, store, projectId, shardName, message.sv)
     .then(
-      (reply) => send(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }),
+      (reply) => sendWithUpdate(ctx, connection, { type: 'stateSynced', id: message.id, ...reply }, reply.update),
       (error: unknown) => storeFailed(ctx, connection, message.id, error),
     )
     // Out of the door's catch (asynchronous): a bug here is logged, never an unhandled rejection that ends the process.
@@ -118,10 +146,12 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
   const id = message.id;
   const store = ctx.store.state;
   if (!store) return fail(ctx, connection, 'UNSUPPORTED', 'this server keeps no shard state (its store has none)', { id });
-  // Counted as an event: an update is what an event is to the state.
-  if (!take(connection, 'event', ctx.limits.maxEventsPerSecond, now)) {
+  // Counted as events, by size (before anything is decoded): an update is what an event is to the state.
+  const cost = stateUpdateCost(fromBase64Length(message.update), ctx.limits);
+  if (!take(connection, 'event', ctx.limits.maxEventsPerSecond, now, cost)) {
     saveBuckets(ctx, connection, now);
-    return fail(ctx, connection, 'RATE_LIMITED', `more than ${ctx.limits.maxEventsPerSecond} events and state updates per second`, { id });
+    const per = `one per ${ctx.limits.maxPayloadBytes} bytes of an update`;
+    return fail(ctx, connection, 'RATE_LIMITED', `more than ${ctx.limits.maxEventsPerSecond} events and state updates per second (${per})`, { id });
   }
   const maxBytes = maxStateBytesOf(ctx, connection.projectId);
   const update = checkedUpdate(message.update, maxBytes);
@@ -197,5 +227,5 @@ export async function compact(store: ShardStateStore, projectId: string, shardNa
   const stored = await store.read(projectId, shardName);
   if (stored.updates.length < 2) return;
   const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
-  await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation);
+  await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation, Y.encodeStateVectorFromUpdate(merged));
 }
