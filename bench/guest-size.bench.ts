@@ -15,13 +15,17 @@
  * before the template runs; then what `connect()` loads on top (the session,
  * relay only), what the mesh adds (peer-transport, then peerjs), and every
  * chunk. Each chunk is gzipped on its own, as it is served. Socket.IO's
- * client (bundled alone, not split) is measured in the same run for scale.
+ * client (bundled alone, not split) is measured in the same run for scale,
+ * and the first load of the merge base with main by the same method
+ * (GUEST_SIZE_BASELINE=ref for another commit, 0 for none; skipped where git
+ * has no main).
  */
 import { build, type Metafile } from 'esbuild';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { bytes, table, type BenchContext, type BenchOutcome } from './support/bench.js';
+import { baselineTree } from './support/bundled-member.js';
 import { buildSplit, dynamicChunk, sizeOf, staticClosure, type SplitBundle } from './support/split-bundle.js';
 
 export const description = 'Size of the guest bundle (guest/index.ts, esbuild minified ESM, gzip -9), target ≤ 12 KiB gzipped without dispatch.';
@@ -153,6 +157,7 @@ async function measureSplit(context: BenchContext): Promise<{ firstLoad: Loaded;
   const require = createRequire(join(rootDir, 'package.json'));
   const socketIoVersion = (require('socket.io-client/package.json') as { version: string }).version;
   const socketIo = await measure(rootDir, { contents: "export { io } from 'socket.io-client';" });
+  const baseline = await baselineFirstLoad(context);
 
   context.log('\nWith code splitting (esbuild splitting: true), what a page fetches, each chunk gzipped on its own:\n');
   const row = (label: string, load: Loaded): string[] => [label, String(load.files), bytes(load.min), bytes(load.gzip), (load.gzip / 1024).toFixed(2)];
@@ -165,6 +170,7 @@ async function measureSplit(context: BenchContext): Promise<{ firstLoad: Loaded;
         row('+ the mesh (peer-transport chunk; peerjs comes after)', loads.mesh),
         row('whole: every chunk (peerjs included)', loads.whole),
         [`socket.io-client ${socketIoVersion} alone (one bundle)`, '1', bytes(socketIo.min), bytes(socketIo.gzip), (socketIo.gzip / 1024).toFixed(2)],
+        ...(baseline ? [row(`baseline ${baseline.commit.slice(0, 7)}: first load by the same method`, baseline.firstLoad)] : []),
       ],
     ),
   );
@@ -177,6 +183,20 @@ async function measureSplit(context: BenchContext): Promise<{ firstLoad: Loaded;
     ),
   );
   return { ...loads, socketIo };
+}
+
+/** The first load of the baseline commit's guest (bench/_baseline/), or null when there is none to build. */
+async function baselineFirstLoad(context: BenchContext): Promise<{ commit: string; firstLoad: Loaded } | null> {
+  const ref = process.env['GUEST_SIZE_BASELINE'] ?? '1';
+  if (ref === '0') return null;
+  try {
+    const tree = baselineTree(context.rootDir, ref);
+    const bundle = await buildSplit(context.rootDir, join(tree.dir, 'guest/index.ts'));
+    return { commit: tree.commit, firstLoad: loaded(bundle, staticClosure(bundle, bundle.entry)) };
+  } catch (error) {
+    context.log(`\n(no baseline: ${String(error).split('\n')[0]})`);
+    return null;
+  }
 }
 
 interface Loaded {

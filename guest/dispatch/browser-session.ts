@@ -11,6 +11,8 @@
 import { controlUrls, webRtcAvailable } from './browser-endpoint.js';
 import type { BrowserDispatchOptions } from './dispatch.js';
 import { lazyPeerTransport } from './lazy-mesh.js';
+
+export { prefetchMesh } from './lazy-mesh.js';
 import type { DispatchListeners } from './listeners.js';
 import { DispatchSession } from './session.js';
 import type { SocketLike } from './types.js';

@@ -74,14 +74,6 @@ function loadSessionModule(): Promise<typeof BrowserSessionModule> {
   return sessionModule;
 }
 
-/**
- * Starts loading the session's module now, where a template shows it uses Dispatch, and does
- * not wait for it: connect() will. A failure here is left for connect() to load again and report.
- */
-function prefetchSessionModule(): void {
-  loadSessionModule().catch(() => undefined);
-}
-
 function builtProjectId(): string | undefined {
   const values = getBuiltCustomization().values as { metadata?: { projectId?: unknown } } | undefined;
   const id = values?.metadata?.projectId;
@@ -107,7 +99,14 @@ export class BrowserDispatch {
   constructor() {
     // The template touched Platform.dispatch (the getter makes the client on first access): it
     // will connect, and its session's code loads now, beside the page's own work, not after connect().
-    prefetchSessionModule();
+    // The mesh's module follows once that is in: by then the template's own setup has run (a
+    // configure({ mesh: false }) right after the first touch), so a relay-only client never loads it.
+    loadSessionModule().then(
+      (module) => {
+        if (this.#options.mesh !== false) module.prefetchMesh();
+      },
+      () => undefined,
+    );
   }
 
   /** Sets options (server URL, mesh, test hooks). Takes effect at the next `connect()`. */

@@ -12,8 +12,35 @@
  * meanwhile, as it does for any pair not open yet) and remembers the members.
  */
 import type { MemberWire } from '../../protocol/signaling.js';
+import { webRtcAvailable } from './browser-endpoint.js';
+import type * as PeerTransportModule from './peer-transport.js';
 import type { PeerTransportOptions } from './peer-transport.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
+
+/** The mesh's module, loading or loaded: one load per page, shared by every client. */
+let meshModule: Promise<typeof PeerTransportModule> | null = null;
+
+/** Loads the mesh's module once; a failed load (a network blip) is tried again at the next call, so the mesh is not ended for good. */
+function loadMeshModule(): Promise<typeof PeerTransportModule> {
+  if (!meshModule) {
+    const loading = import('./peer-transport.js');
+    meshModule = loading;
+    loading.catch(() => {
+      if (meshModule === loading) meshModule = null;
+    });
+  }
+  return meshModule;
+}
+
+/**
+ * Starts loading the mesh's module (not peerjs: that waits for a `connect()`) in a page that can
+ * use it. Platform.dispatch calls it once the session's module is in, when the template has not
+ * turned the mesh off: without it the mesh's module would load only at `connect()`, and peerjs
+ * only after it, a download in series before the first offer.
+ */
+export function prefetchMesh(): void {
+  if (webRtcAvailable()) loadMeshModule().catch(() => undefined);
+}
 
 /** The factory of the mesh, loaded on first use. */
 export function lazyPeerTransport(options: PeerTransportOptions): PeerTransportFactory {
@@ -21,8 +48,8 @@ export function lazyPeerTransport(options: PeerTransportOptions): PeerTransportF
   let loading: Promise<PeerTransportFactory> | null = null;
   const load = (): Promise<PeerTransportFactory> => {
     if (!loading) {
-      loading = import('./peer-transport.js').then((module) => (loaded = module.peerTransport(options)));
-      // A failed load is tried again at the next connection (a network blip must not end the mesh for good).
+      loading = loadMeshModule().then((module) => (loaded = module.peerTransport(options)));
+      // A failed load is tried again at the next connection.
       loading.catch(() => (loading = null));
     }
     return loading;
