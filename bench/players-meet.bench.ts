@@ -209,6 +209,7 @@ function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamp
     (samples: MeetSamples): readonly number[] =>
       samples.steps[name] ?? [];
   const measures: [string, (samples: MeetSamples) => readonly number[]][] = [
+    ['control socket made', step('control socket made')],
     ['joined answered', step('joined answered')],
     ['connect() resolved', step('connect() resolved')],
     ['presence: every other member listed', (samples) => samples.presence],
