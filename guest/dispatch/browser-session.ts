@@ -9,7 +9,7 @@
  * needs it.
  */
 import { controlUrls, webRtcAvailable } from './browser-endpoint.js';
-import type { BrowserDispatchOptions } from './dispatch.js';
+import type { BrowserDispatchOptions } from './browser-options.js';
 import { lazyPeerTransport } from './lazy-mesh.js';
 
 export { prefetchMesh } from './lazy-mesh.js';
