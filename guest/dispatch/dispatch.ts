@@ -234,6 +234,17 @@ export class BrowserDispatch {
    * rejects `NOT_CONNECTED`, and the next connect() loads again.
    */
   #open(projectId: string, config: DispatchConfigurationInput): Promise<ConnectionInfo> {
+    // A template whose first touch is connect() has neither module yet: the mesh's and then peerjs
+    // load beside the session's, not after it (its own prepare() shares these loads: peer-transport.ts).
+    // The WebRTC test is browser-endpoint.ts's webRtcAvailable, written out: importing that module
+    // here would move its URL helpers into the first load.
+    if (this.#options.mesh !== false && typeof RTCPeerConnection === 'function') {
+      const options = this.#options;
+      import('./peer-transport.js').then(
+        (mesh) => mesh.peerTransport(options).prepare?.(),
+        () => undefined,
+      );
+    }
     const opening = loadSessionModule().then(
       (module) => this.#session ?? this.#adopt(module.createBrowserSession(this.#options, projectId, this.#listeners)),
       (error: unknown) => {
