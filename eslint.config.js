@@ -32,7 +32,7 @@ const nodeTest = { from: 'package', package: 'node:test', name: ['test', 'it', '
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/', 'node_modules/', 'test-artifacts/', 'bench/_baseline/', '**/.platform/generated/', '.platform-data/', '.prof/', '**/*.generated.*'],
+    ignores: ['**/dist/', 'node_modules/', 'test-artifacts/', 'bench/_baseline/', 'bench/_built/', '**/.platform/generated/', '.platform-data/', '.prof/', '**/*.generated.*'],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

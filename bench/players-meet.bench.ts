@@ -50,6 +50,11 @@
  * loads peerjs once the join is answered instead of from connect(), PLAYERS_MEET_TICK_MS
  * sets the members' tick (20), PLAYERS_MEET_BASELINES=0 leaves the baselines out
  * (ablations); BENCH_CHROMIUM_FLAGS adds browser flags.
+ *
+ * The kit's member is bundled with code splitting as a template ships (support/bundled-member.ts;
+ * PLAYERS_MEET_BUNDLE=0: unbundled), its client made as the page loads (PLAYERS_MEET_CREATE=start:
+ * with connect()). PLAYERS_MEET_MAIN=1 (or a git ref) adds the kind `main`: the same page and
+ * bundler with the merge base with main's client (or that ref's), in turns in the same run.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -64,6 +69,7 @@ import { addRound, emptySamples, STEPS, type MeetSamples } from './support/meet-
 import { meetOnDemo, type DemoMeeting } from './support/meet-demo.js';
 import { MEET_MARKS_SCRIPT } from './support/meet-marks.js';
 import { emptySwipeSamples, SWIPE_WAYS, swipeRound, swipeTable, type SwipeSamples, type SwipeWay } from './support/meet-swipe.js';
+import { baselineTree, buildBundledMember } from './support/bundled-member.js';
 import { startPlainSignaling } from './support/plain-signaling.js';
 import { startSignalingProcess } from './support/signaling-process.js';
 
@@ -95,6 +101,12 @@ const BASELINES = process.env['PLAYERS_MEET_BASELINES'] !== '0';
 const ROUND_MS = 15_000;
 /** Pages are left this long after loading before connect(): a user does not click in the first frame. */
 const SETTLE_MS = 300;
+/** The kit's member bundled with code splitting (default), or PLAYERS_MEET_BUNDLE=0: unbundled from the dev server. */
+const BUNDLED = process.env['PLAYERS_MEET_BUNDLE'] !== '0';
+/** PLAYERS_MEET_CREATE=start: the member makes its client in start(), with connect(), not as its page loads. */
+const CREATE_AT_START = process.env['PLAYERS_MEET_CREATE'] === 'start';
+/** PLAYERS_MEET_MAIN=1 (the merge base with main) or a git ref: the `main` kind runs that commit's client. */
+const MAIN_REF = process.env['PLAYERS_MEET_MAIN'] === undefined || ['', '0'].includes(process.env['PLAYERS_MEET_MAIN']) ? null : process.env['PLAYERS_MEET_MAIN'];
 
 /**
  * Who meets: `kit`, the members with the real Dispatch client; and the baselines of the same run,
@@ -103,9 +115,15 @@ const SETTLE_MS = 300;
  * is (bench/support/plain-signaling.ts), and `floor`, signalled over a BroadcastChannel between
  * the pages, no server at all.
  */
-type MemberKind = 'kit' | 'plain' | 'floor';
-const KINDS: readonly MemberKind[] = BASELINES ? ['kit', 'plain', 'floor'] : ['kit'];
-const MEMBER_PAGE: Record<MemberKind, string> = { kit: '/bench/players-meet-member.html', plain: '/bench/players-meet-raw.html', floor: '/bench/players-meet-raw.html' };
+type MemberKind = 'kit' | 'main' | 'plain' | 'floor';
+const KINDS: readonly MemberKind[] = ['kit', ...(MAIN_REF !== null ? (['main'] as const) : []), ...(BASELINES ? (['plain', 'floor'] as const) : [])];
+/** Each kind's member page (the kit's and main's are rebuilt bundled at the start of a run). */
+const MEMBER_PAGE: Record<MemberKind, string> = {
+  kit: '/bench/players-meet-member.html',
+  main: '/bench/_built/players-meet-main/member.html',
+  plain: '/bench/players-meet-raw.html',
+  floor: '/bench/players-meet-raw.html',
+};
 
 async function memberFrame(page: Page, kind: MemberKind): Promise<Frame> {
   const deadline = Date.now() + 20_000;
@@ -137,7 +155,12 @@ async function round(
   const pages: Page[] = [];
   try {
     const frames: Frame[] = [];
-    const query = kind === 'kit' ? `?tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}` : kind === 'plain' ? `?signal=${encodeURIComponent(signalingUrls.plain)}` : '';
+    const query =
+      kind === 'kit' || kind === 'main'
+        ? `?tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}${CREATE_AT_START ? '&create=start' : ''}`
+        : kind === 'plain'
+          ? `?signal=${encodeURIComponent(signalingUrls.plain)}`
+          : '';
     const memberUrl = `${server.templateOrigin}${MEMBER_PAGE[kind]}${query}`;
     for (let i = 0; i < members; i++) {
       const page = await context.newPage();
@@ -186,6 +209,12 @@ function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamp
     (samples: MeetSamples): readonly number[] =>
       samples.steps[name] ?? [];
   const measures: [string, (samples: MeetSamples) => readonly number[]][] = [
+    ['control socket made', step('control socket made')],
+    ['joined answered', step('joined answered')],
+    ['connect() resolved', step('connect() resolved')],
+    ['presence: every other member listed', (samples) => samples.presence],
+    ['first hello heard, any path (per member)', step('first hello heard (any path)')],
+    ['hello heard, any path (per pair)', (samples) => samples.hello],
     ['first event over the mesh (per pair)', (samples) => samples.firstMesh],
     ['first offer sent or received', step('first offer sent or received')],
     ['first ICE connected', step('first ICE connected')],
@@ -275,6 +304,12 @@ function demoTable(results: Record<string, DemoMeeting[]>): string {
 }
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
+  if (BUNDLED) MEMBER_PAGE.kit = await buildBundledMember(context.rootDir);
+  if (MAIN_REF !== null) {
+    const baseline = baselineTree(context.rootDir, MAIN_REF);
+    MEMBER_PAGE.main = await buildBundledMember(context.rootDir, 'players-meet-main', baseline.dir);
+    context.log(`main: the client of ${baseline.commit}, bundled the same way`);
+  }
   const signaling = await startSignalingProcess(context.rootDir, 'bench:bench-token');
   const plain = BASELINES ? await startPlainSignaling(context.rootDir) : null;
   const signalingUrls: SignalingUrls = { kit: signaling.url, plain: plain?.url ?? '' };
@@ -289,7 +324,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     const server = await context.server();
     const browser = await context.browser();
     context.log(
-      `Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}.`,
+      `Chromium ${browser.version()}; signaling server ${signaling.url} (a child process); rounds: ${ROUNDS_2} of 2 members, ${ROUNDS_8} of 8, one warm-up each; members ${IN_IFRAME ? 'in cross-origin iframes' : 'as pages of their own'}${PRELOAD ? '' : ', peerjs loaded once joined (ablation)'}; the kit's member ${BUNDLED ? 'bundled with code splitting' : 'unbundled from the dev server (ablation)'}, its client made ${CREATE_AT_START ? 'with connect() (ablation)' : 'as the page loads'}.`,
     );
     for (const [members, rounds] of (
       [
@@ -331,7 +366,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
       );
       // Printed as each member count ends too: a long run stopped later keeps these.
       context.log(resultTable(new Map([[members, samples]])));
-      if (BASELINES) context.log(`\n${baselineTable(members, byKind)}`);
+      if (KINDS.length > 1) context.log(`\n${baselineTable(members, byKind)}`);
       context.log('');
     }
     for (const [members, rounds] of (
@@ -367,7 +402,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
     context.log(resultTable(bySize));
     context.log('\nBreakdown: when each step happened, per member, in ms from t0 (the last connect() call; a member that called earlier can be negative).\n');
     context.log(breakdownTable(bySize));
-    if (BASELINES) for (const [members, byKind] of baselinesBySize) context.log(`\n${baselineTable(members, byKind)}`);
+    if (KINDS.length > 1) for (const [members, byKind] of baselinesBySize) context.log(`\n${baselineTable(members, byKind)}`);
   }
   if (swipeBySize.size > 0) {
     context.log('\nSwipe: ms from the end of the swipe (the host telling the template it plays) in the template swiped to.\n');

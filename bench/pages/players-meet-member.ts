@@ -77,9 +77,19 @@ let ticker: ReturnType<typeof setInterval> | undefined;
 
 const seen = (clientId: string): SeenMember => (report.seen[clientId] ??= {});
 
+// As the sketch board configures it on loopback: no STUN server between tabs of one machine.
+const makeClient = (): ReturnType<typeof createDispatch> => createDispatch({ projectId: 'bench', loadPeerJs, iceServers: [], receiveOwnBroadcasts: false });
+/**
+ * The client is made as the page loads, as a template touches Platform.dispatch when its module
+ * runs (to add its listeners), and connects when Node says start (a user's click, a focus). An
+ * ablation, `?create=start`: made in start(), in the same task as connect(), as a template that
+ * touches Dispatch for the first time by connecting.
+ */
+const madeAtLoad = new URLSearchParams(location.search).get('create') === 'start' ? null : makeClient();
+
 function start(options: { url: string; shardName: string; members: number }): number {
-  // As the sketch board configures it on loopback: no STUN server between tabs of one machine.
-  const dispatch = createDispatch({ url: options.url, projectId: 'bench', loadPeerJs, iceServers: [], receiveOwnBroadcasts: false });
+  const dispatch = madeAtLoad ?? makeClient();
+  dispatch.configure({ url: options.url });
   current = dispatch;
   dispatch.onConnectedClientsChanged((clients) => {
     const now = meet.wall();

@@ -35,6 +35,7 @@ export function emptySamples(): MeetSamples {
 /** The steps of the breakdown, in the order they happen, with how each is read from a member's report. */
 export const STEPS: readonly { readonly name: string; readonly at: (report: MemberReport) => number | undefined }[] = [
   { name: 'connect() called (own)', at: (r) => r.connectCalled },
+  { name: 'control socket made', at: (r) => first(r.marks, 'control socket made') },
   { name: 'control socket open', at: (r) => first(r.marks, 'control socket open') },
   { name: 'joined answered', at: (r) => first(r.marks, 'control ← joined') },
   { name: 'connect() resolved', at: (r) => r.connected ?? undefined },

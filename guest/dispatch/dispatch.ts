@@ -3,70 +3,44 @@
  * members travel over a WebRTC mesh (peerjs) and through the server's relay
  * otherwise; the API and the guarantees are the same either way (see
  * event-sender.ts and event-receiver.ts).
+ *
+ * This file is what a template loads first: the client's API and its listener
+ * registry (listeners.ts), which hold what a template sets up before it
+ * connects. The session and everything under it (browser-session.ts: the
+ * control socket, sender, receiver, clock) are a dynamic import, and the mesh
+ * a further one (lazy-mesh.ts); a bundler with code splitting makes each a
+ * chunk of its own (`npm run bench -- guest-size` prints them). The session's
+ * chunk starts loading when the template first touches the client (the
+ * `Platform.dispatch` getter makes it, or `createDispatch`), not at
+ * `connect()`: by the time a template connects it is there, and the first
+ * event waits for no download.
  */
 import { getGuestLink } from '../link.js';
 import { getBuiltCustomization } from '../registry.js';
 import { PlatformError } from '../../protocol/errors.js';
-import { CONTROL_PATH, PROJECT_ID_PATTERN, type ConnectedClient, type EventPayload, type ShardInfo } from '../../protocol/signaling.js';
-import { peerTransport, type PeerTransportOptions } from './peer-transport.js';
+import { PROJECT_ID_PATTERN } from '../../protocol/signaling-constants.js';
+import type { ConnectedClient, EventPayload, ShardInfo } from '../../protocol/signaling-members.js';
+import type { BrowserDispatchOptions } from './browser-options.js';
+import type * as BrowserSessionModule from './browser-session.js';
 import { DispatchListeners, type PresenceListenerOptions } from './listeners.js';
-import { DispatchSession } from './session.js';
-import { followViewerFocus } from './viewer-focus.js';
-import type {
-  ConnectionInfo,
-  DispatchConfigurationInput,
-  DispatchErrorCallback,
-  MessageHandlerCallback,
-  SeatAvailableCallback,
-  SocketLike,
-  SpectatorsChangedCallback,
-} from './types.js';
+import type { DispatchSession } from './session.js';
+import type { ConnectionInfo, DispatchConfigurationInput, DispatchErrorCallback, MessageHandlerCallback, SeatAvailableCallback, SpectatorsChangedCallback } from './types.js';
 
-/** Options of the browser client; set them before `connect()` with {@link BrowserDispatch.configure}. */
-export interface BrowserDispatchOptions extends PeerTransportOptions {
-  /**
-   * The signaling server (`http(s)://` or `ws(s)://`). Default: the page's own
-   * host (`wss://HOST/dispatch`), as when the host serves the server too.
-   * Several URLs name the nodes of one server (Redis scale-out): the first is
-   * used first and every reconnection attempt moves to the next one (or put
-   * the nodes behind one load-balanced URL).
-   */
-  readonly url?: string | readonly string[];
-  /**
-   * The project; `setProjectId` does the same. Default: the built customization's
-   * `metadata.projectId`, and when the build has none, the one the host names at the link.
-   */
-  readonly projectId?: string;
-  /** Use the WebRTC mesh. Default true; false relays every event. */
-  readonly mesh?: boolean;
-  /** Events kept while reconnecting before `QUEUE_FULL`. Default 1,000 (64 while the first `connect()` is in progress). */
-  readonly maxQueuedEvents?: number;
-  /**
-   * Whether this client's `on` listeners hear its own broadcasts (`emitEvent` with no recipients),
-   * delivered locally, once, with `latencyMs` 0 and its own `clientId`. Default true: a broadcast
-   * goes "to all clients on the current shard", the sender too (a chat shows its own message).
-   * False leaves the sender out. An event with recipients reaches the sender only when they name
-   * it (its client id or verified user id), whatever this says.
-   */
-  readonly receiveOwnBroadcasts?: boolean;
-  /** First reconnection delay in ms (doubles with jitter up to 30 s). Default 250. */
-  readonly reconnectInitialDelayMs?: number;
-  /** Test hook: skews this client's clock to show that clock sync cancels it. */
-  readonly clockSkewMs?: number;
-}
+export type { BrowserDispatchOptions } from './browser-options.js';
 
-function defaultUrl(): string {
-  if (typeof location === 'undefined') throw new PlatformError('INVALID_CONFIG', 'no page location: configure({ url }) first');
-  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${CONTROL_PATH}`;
-}
+/** The session's module, loading or loaded: one load per page, shared by every client. */
+let sessionModule: Promise<typeof BrowserSessionModule> | null = null;
 
-function controlUrl(base: string): string {
-  const url = new URL(base, typeof location === 'undefined' ? undefined : location.href);
-  if (url.protocol === 'http:') url.protocol = 'ws:';
-  else if (url.protocol === 'https:') url.protocol = 'wss:';
-  if (!url.pathname.endsWith(CONTROL_PATH)) url.pathname = url.pathname.replace(/\/$/, '') + CONTROL_PATH;
-  url.search = '';
-  return url.href;
+/** Loads the session's module (once; a failed load, a network blip, is tried again at the next call). */
+function loadSessionModule(): Promise<typeof BrowserSessionModule> {
+  if (!sessionModule) {
+    const loading = import('./browser-session.js');
+    sessionModule = loading;
+    loading.catch(() => {
+      if (sessionModule === loading) sessionModule = null;
+    });
+  }
+  return sessionModule;
 }
 
 function builtProjectId(): string | undefined {
@@ -80,6 +54,8 @@ export class BrowserDispatch {
   #options: BrowserDispatchOptions = {};
   #projectId: string | undefined;
   #session: DispatchSession | null = null;
+  /** The session while its module loads (from the first connect() on); null once it is made, or when the load failed. */
+  #opening: Promise<DispatchSession> | null = null;
   /**
    * Every listener, from the start: the session is made at the first `connect()` and handed this
    * registry, so a listener added before then is not held anywhere else.
@@ -88,6 +64,19 @@ export class BrowserDispatch {
   /** Callers of {@link whenSession} before the first `connect()` made the session. */
   readonly #sessionWaiters: ((session: DispatchSession) => void)[] = [];
   #userInfo: EventPayload | undefined;
+
+  constructor() {
+    // The template touched Platform.dispatch (the getter makes the client on first access): it
+    // will connect, and its session's code loads now, beside the page's own work, not after connect().
+    // The mesh's module follows once that is in: by then the template's own setup has run (a
+    // configure({ mesh: false }) right after the first touch), so a relay-only client never loads it.
+    loadSessionModule().then(
+      (module) => {
+        if (this.#options.mesh !== false) module.prefetchMesh();
+      },
+      () => undefined,
+    );
+  }
 
   /** Sets options (server URL, mesh, test hooks). Takes effect at the next `connect()`. */
   configure(options: BrowserDispatchOptions): void {
@@ -107,14 +96,16 @@ export class BrowserDispatch {
    */
   connect(config: DispatchConfigurationInput = {}): Promise<ConnectionInfo> {
     if (this.#session) return this.#session.connect(config);
+    if (this.#opening) return this.#opening.then((session) => session.connect(config));
     const known = this.#projectId ?? this.#options.projectId ?? builtProjectId();
-    if (known) return this.#ensureSession(known).connect(config);
+    if (known) return this.#open(known, config);
     // Only the host can name it: wait for the link (a welcome, or standalone after its timeout).
     const link = getGuestLink();
     return link.settled().then(() => {
       if (this.#session) return this.#session.connect(config);
+      if (this.#opening) return this.#opening.then((session) => session.connect(config));
       const projectId = this.#projectId ?? this.#options.projectId ?? link.hostProjectId;
-      if (projectId) return this.#ensureSession(projectId).connect(config);
+      if (projectId) return this.#open(projectId, config);
       const error = new PlatformError('INVALID_CONFIG', 'no project id: the build has none (PLATFORM_PROJECT_ID), the host named none, and setProjectId() was not called');
       this.#listeners.errors.notify(error);
       throw error;
@@ -123,7 +114,9 @@ export class BrowserDispatch {
 
   /** Leaves the shard and ends peer connections, sockets and timers. Idempotent. */
   async disconnect(): Promise<void> {
-    await this.#session?.disconnect();
+    // A session still loading is made and then left: its connect() started already.
+    const session = this.#session ?? (await this.#opening?.catch(() => null));
+    await session?.disconnect();
   }
 
   /**
@@ -135,8 +128,11 @@ export class BrowserDispatch {
    * `disconnect()`) it rejects `NOT_CONNECTED`.
    */
   emitEvent(eventName: string, payload: EventPayload, recipients?: string | readonly string[]): Promise<void> {
-    if (!this.#session) return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
-    return this.#session.emitEvent(eventName, payload, recipients);
+    if (this.#session) return this.#session.emitEvent(eventName, payload, recipients);
+    // connect() was called and the session's module is still loading: the event waits with the
+    // connection, in order (these reactions run after the one that calls the session's connect()).
+    if (this.#opening) return this.#opening.then((session) => session.emitEvent(eventName, payload, recipients));
+    return Promise.reject(new PlatformError('NOT_CONNECTED', 'connect() first'));
   }
 
   /** Identifies this client with a user token (`INVALID_TOKEN`, `TOKEN_EXPIRED`: still connected, unidentified). */
@@ -232,27 +228,44 @@ export class BrowserDispatch {
     else this.#sessionWaiters.push(callback);
   }
 
-  #ensureSession(projectId: string): DispatchSession {
-    if (this.#session) return this.#session;
-    const options = this.#options;
-    const session = new DispatchSession(
-      {
-        url: typeof options.url === 'object' ? options.url.map(controlUrl) : controlUrl(options.url ?? defaultUrl()),
-        projectId,
-        kind: 'browser',
-        createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
-        ...(options.mesh === false ? {} : { peerTransport: peerTransport(options) }),
-        ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
-        ...(options.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: options.receiveOwnBroadcasts } : {}),
-        ...(options.reconnectInitialDelayMs !== undefined ? { reconnectInitialDelayMs: options.reconnectInitialDelayMs } : {}),
-        ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
+  /**
+   * The first connect(): the session's module (loading since the client was made, or from now),
+   * then the session on this client's listener registry, then its connect(). A load that fails
+   * rejects `NOT_CONNECTED`, and the next connect() loads again.
+   */
+  #open(projectId: string, config: DispatchConfigurationInput): Promise<ConnectionInfo> {
+    // A template whose first touch is connect() has neither module yet: the mesh's and then peerjs
+    // load beside the session's, not after it (its own prepare() shares these loads: peer-transport.ts).
+    // The WebRTC test is browser-endpoint.ts's webRtcAvailable, written out: importing that module
+    // here would move its URL helpers into the first load.
+    if (this.#options.mesh !== false && typeof RTCPeerConnection === 'function') {
+      const options = this.#options;
+      import('./peer-transport.js').then(
+        (mesh) => mesh.peerTransport(options).prepare?.(),
+        () => undefined,
+      );
+    }
+    const opening = loadSessionModule().then(
+      (module) => this.#session ?? this.#adopt(module.createBrowserSession(this.#options, projectId, this.#listeners)),
+      (error: unknown) => {
+        throw new PlatformError('NOT_CONNECTED', `the Dispatch client could not be loaded: ${String(error)}`);
       },
-      this.#listeners,
     );
+    this.#opening = opening;
+    opening.then(
+      () => {
+        if (this.#opening === opening) this.#opening = null;
+      },
+      () => {
+        if (this.#opening === opening) this.#opening = null;
+      },
+    );
+    return opening.then((session) => session.connect(config));
+  }
+
+  /** Keeps the session made, with what was set before it existed, and tells those waiting for it. */
+  #adopt(session: DispatchSession): DispatchSession {
     if (this.#userInfo) void session.setUserInfo(this.#userInfo);
-    // Here or away as the viewer looks (viewer-focus.ts): a template preloaded in a feed joins away.
-    const focus = followViewerFocus((state) => session.setPresenceState(state));
-    session.setPresenceState(focus.state);
     this.#session = session;
     for (const waiter of this.#sessionWaiters.splice(0)) waiter(session);
     return session;

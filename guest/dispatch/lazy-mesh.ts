@@ -1,0 +1,114 @@
+/**
+ * The mesh, loaded when a session first wants it: peer-transport.ts (and
+ * through it peer-link.ts, held-calls.ts and peerjs) is a dynamic import, so
+ * a bundler with code splitting puts it in chunks of its own. A relay-only
+ * client (`mesh: false`, or a page without RTCPeerConnection, as in a Discord
+ * Activity) never downloads them; the session's data path does not change.
+ *
+ * The session makes its peer transport synchronously when `joined` comes;
+ * the mesh module is almost always loaded by then (`prepare()` starts the
+ * load at `connect()`, beside the socket's opening). When it is not, a
+ * stand-in takes its place until it is: it reaches nobody (the session relays
+ * meanwhile, as it does for any pair not open yet) and remembers the members.
+ */
+import type { MemberWire } from '../../protocol/signaling.js';
+import { webRtcAvailable } from './browser-endpoint.js';
+import type * as PeerTransportModule from './peer-transport.js';
+import type { PeerTransportOptions } from './peer-transport.js';
+import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
+
+/** The mesh's module, loading or loaded: one load per page, shared by every client. */
+let meshModule: Promise<typeof PeerTransportModule> | null = null;
+
+/** Loads the mesh's module once; a failed load (a network blip) is tried again at the next call, so the mesh is not ended for good. */
+function loadMeshModule(): Promise<typeof PeerTransportModule> {
+  if (!meshModule) {
+    const loading = import('./peer-transport.js');
+    meshModule = loading;
+    loading.catch(() => {
+      if (meshModule === loading) meshModule = null;
+    });
+  }
+  return meshModule;
+}
+
+/**
+ * Starts loading the mesh's module (not peerjs: that waits for a `connect()`) in a page that can
+ * use it. Platform.dispatch calls it once the session's module is in, when the template has not
+ * turned the mesh off: without it the mesh's module would load only at `connect()`, and peerjs
+ * only after it, a download in series before the first offer.
+ */
+export function prefetchMesh(): void {
+  if (webRtcAvailable()) loadMeshModule().catch(() => undefined);
+}
+
+/** The factory of the mesh, loaded on first use. */
+export function lazyPeerTransport(options: PeerTransportOptions): PeerTransportFactory {
+  let loaded: PeerTransportFactory | null = null;
+  let loading: Promise<PeerTransportFactory> | null = null;
+  const load = (): Promise<PeerTransportFactory> => {
+    if (!loading) {
+      loading = loadMeshModule().then((module) => (loaded = module.peerTransport(options)));
+      // A failed load is tried again at the next connection.
+      loading.catch(() => (loading = null));
+    }
+    return loading;
+  };
+  const factory: PeerTransportFactory = (init, host) => (loaded ? loaded(init, host) : new PendingMesh(load(), init, host));
+  // The mesh module, then peerjs (its own prepare), while the socket opens and the join is answered.
+  factory.prepare = () =>
+    void load().then(
+      (real) => real.prepare?.(),
+      () => undefined,
+    );
+  return factory;
+}
+
+/** Stands in for the mesh until its module is loaded, then hands everything to it. */
+class PendingMesh implements PeerTransport {
+  #mesh: PeerTransport | null = null;
+  #closed = false;
+  #members: { readonly members: readonly MemberWire[]; readonly self: string } | null = null;
+
+  constructor(load: Promise<PeerTransportFactory>, init: PeerTransportInit, host: PeerTransportHost) {
+    load.then(
+      (real) => {
+        if (this.#closed) return;
+        const mesh = real(init, host);
+        this.#mesh = mesh;
+        if (this.#members) mesh.setMembers(this.#members.members, this.#members.self);
+        this.#members = null;
+      },
+      (error: unknown) => console.warn('platform-kit: the mesh could not be loaded; every event goes through the relay', error),
+    );
+  }
+
+  reaches(clientId: string): boolean {
+    return this.#mesh?.reaches(clientId) ?? false;
+  }
+
+  sendTo(clientId: string, seq: number, prev: number, body: string): boolean {
+    return this.#mesh?.sendTo(clientId, seq, prev, body) ?? false;
+  }
+
+  sendState(text: string): string[] {
+    // Reaches nobody yet: the state goes by the relay meanwhile (state-port.ts), as for any pair not open.
+    return this.#mesh?.sendState(text) ?? [];
+  }
+
+  setMembers(members: readonly MemberWire[], selfClientId: string): void {
+    if (this.#mesh) this.#mesh.setMembers(members, selfClientId);
+    else this.#members = { members, self: selfClientId };
+  }
+
+  paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
+    // The session lists every other member as 'relay' under what this returns.
+    return this.#mesh?.paths() ?? {};
+  }
+
+  close(handOver?: boolean): void {
+    this.#closed = true;
+    this.#members = null;
+    this.#mesh?.close(handOver);
+  }
+}
