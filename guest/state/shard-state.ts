@@ -39,6 +39,8 @@ export interface ShardState {
 /** A Dispatch the state attaches to: `Platform.dispatch` (a BrowserDispatch) or a `PlatformBackend.Dispatch`. */
 export interface FrontendOrBackendDispatch {
   whenSession(callback: (session: DispatchSession) => void): void;
+  /** The dispatch's errors: a connect() that fails before any session exists (INVALID_CONFIG) is heard here only. */
+  onError?(callback: (error: PlatformError) => void): () => void;
 }
 
 /** The origin of the changes this client applies from the network: they are not sent back. */
@@ -56,7 +58,14 @@ const attached = new WeakMap<FrontendOrBackendDispatch, ShardStateClient>();
 export function attachShardState(dispatch: FrontendOrBackendDispatch): ShardState {
   let state = attached.get(dispatch);
   if (!state) {
-    const created = new ShardStateClient(() => attached.delete(dispatch));
+    // A connect() that fails before a session exists (no project id: INVALID_CONFIG) reaches no
+    // session hook: whenSynced() hears it from the dispatch's errors, or it would wait for ever.
+    let stopHearing = (): void => undefined;
+    const created = new ShardStateClient(() => {
+      stopHearing();
+      attached.delete(dispatch);
+    });
+    stopHearing = dispatch.onError?.((error) => created.failedBeforeSession(error)) ?? stopHearing;
     dispatch.whenSession((session) => created.attach(session));
     attached.set(dispatch, (state = created));
   }
@@ -137,6 +146,11 @@ class ShardStateClient implements ShardState {
     this.#outgoing = [];
     this.#settle(new PlatformError('NOT_CONNECTED', 'the shard state was closed'));
     this.#forget();
+  }
+
+  /** The dispatch failed to connect before it had a session: not synced, and why (a later connect() renews the promise). */
+  failedBeforeSession(error: PlatformError): void {
+    if (this.#session === null && !this.#closed && error.code === 'INVALID_CONFIG') this.#settle(error);
   }
 
   #settle(error?: PlatformError): void {

@@ -2,6 +2,7 @@ import { expect } from '@esm-bundle/chai';
 import { executeServerCommand } from '@web/test-runner-commands';
 import { createDispatch, type BrowserDispatch } from '../../guest/dispatch/index.js';
 import { shardState } from '../../guest/state/index.js';
+import { rejectionOf } from './support/probe.js';
 
 // The shard's state in real Chromium (issue 26), through platform-kit/guest/state on the real
 // signaling server: a late joiner with no mesh at all holds the whole state (100 KB) when connect()
@@ -103,5 +104,20 @@ describe('platform-kit/guest/state over the mesh', function () {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(a.session.state).to.equal('reconnecting', 'it came while the sender was off the server');
+  });
+
+  it('whenSynced() rejects when connect() fails before any session (no project id), and a later connect() syncs it', async () => {
+    // No project id anywhere (none given, none built, this page is no template of a host): connect()
+    // rejects INVALID_CONFIG before a session exists; the state heard it through the dispatch's errors.
+    const client = createDispatch({ url, mesh: false });
+    made.push(client);
+    const state = shardState(client);
+    const pending = state.whenSynced();
+    expect((await rejectionOf(client.connect({ shardName: 'no-project' }))).code).to.equal('INVALID_CONFIG');
+    expect((await rejectionOf(pending)).code).to.equal('INVALID_CONFIG');
+    client.setProjectId('demo');
+    await client.connect({ shardName: `after-config-${Math.random().toString(36).slice(2, 8)}` });
+    await state.whenSynced();
+    state.close();
   });
 });
