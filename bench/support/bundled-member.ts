@@ -14,6 +14,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { splitBuildOptions } from './split-bundle.js';
 
 /** The guest and protocol of `ref` ('1': the merge base with main) under bench/_baseline/<commit>/ (written from git once); its directory and commit. */
 export function baselineTree(rootDir: string, ref: string): { readonly dir: string; readonly commit: string } {
@@ -51,17 +52,9 @@ export async function buildBundledMember(rootDir: string, name = 'players-meet',
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   await build({
+    ...splitBuildOptions(rootDir),
     entryPoints: [join(rootDir, 'bench', 'pages', 'players-meet-member.ts')],
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
     outdir,
-    logLevel: 'silent',
-    absWorkingDir: rootDir,
-    tsconfig: join(rootDir, 'tsconfig.json'),
     plugins: baselineDir ? [fromBaseline(rootDir, baselineDir)] : [],
   });
   await writeFile(

@@ -21,6 +21,21 @@ export interface Chunk {
   readonly inputs: readonly { readonly path: string; readonly bytes: number }[];
 }
 
+/** How a template's bundler with code splitting builds (esbuild): the options both benches' builds share. */
+export function splitBuildOptions(rootDir: string) {
+  return {
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'silent',
+    absWorkingDir: rootDir,
+    tsconfig: join(rootDir, 'tsconfig.json'),
+  } as const;
+}
+
 /** A split bundle: its chunks by path, and its entry chunk's path. */
 export interface SplitBundle {
   readonly entry: string;
@@ -30,19 +45,11 @@ export interface SplitBundle {
 export async function buildSplit(rootDir: string, entryPath: string): Promise<SplitBundle> {
   const outdir = join(rootDir, 'bench-split-out');
   const result = await build({
+    ...splitBuildOptions(rootDir),
     entryPoints: [entryPath],
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
     write: false,
     metafile: true,
-    logLevel: 'silent',
     outdir,
-    absWorkingDir: rootDir,
-    tsconfig: join(rootDir, 'tsconfig.json'),
   });
   const files = new Map(result.outputFiles.map((file) => [relative(rootDir, file.path), file.contents]));
   const chunks = new Map<string, Chunk>();
