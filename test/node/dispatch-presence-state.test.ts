@@ -7,46 +7,21 @@
 // both clients share (guest/dispatch/session.ts) and raw sockets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WebSocket } from 'ws';
-import { DispatchSession } from '../../guest/dispatch/session.js';
-import type { SocketLike } from '../../guest/dispatch/types.js';
 import type { ConnectedClient } from '../../protocol/signaling.js';
-import { controlUrl } from '../../signaling/backend-dispatch.js';
 import type { SignalingServer } from '../../signaling/index.js';
-import { PROJECT, Raw, startServer, waitFor, type Frame } from './signaling-support.js';
-
-function session(server: SignalingServer): DispatchSession {
-  return new DispatchSession({
-    url: controlUrl(server.url),
-    projectId: PROJECT,
-    kind: 'browser',
-    createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
-  });
-}
+import { clientPool, PROJECT, startServer, waitFor, type Frame } from './signaling-support.js';
 
 const stateOf = (list: readonly ConnectedClient[], clientId: string): string | undefined => list.find((client) => client.clientId === clientId)?.state;
 const members = (frame: Frame): { clientId: string; state: string }[] => frame['members'] as { clientId: string; state: string }[];
 
 describe('presence: here and away', () => {
   let server: SignalingServer;
-  const sessions: DispatchSession[] = [];
-  const sockets: Raw[] = [];
-  const raw = (): Raw => {
-    const socket = new Raw(server.url);
-    sockets.push(socket);
-    return socket;
-  };
-  const open = (): DispatchSession => {
-    const made = session(server);
-    sessions.push(made);
-    return made;
-  };
+  const { open, raw, close } = clientPool(() => server.url);
   before(async () => {
     server = await startServer();
   });
   after(async () => {
-    await Promise.all(sessions.map((s) => s.disconnect()));
-    for (const socket of sockets) socket.close();
+    await close();
     await server.close();
   });
 

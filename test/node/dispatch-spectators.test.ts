@@ -8,45 +8,20 @@
 // both clients share, and raw sockets for what no client sends.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WebSocket } from 'ws';
-import { DispatchSession } from '../../guest/dispatch/session.js';
-import type { SocketLike } from '../../guest/dispatch/types.js';
 import type { ConnectedClient, EventPayload } from '../../protocol/signaling.js';
-import { controlUrl } from '../../signaling/backend-dispatch.js';
 import type { SignalingServer } from '../../signaling/index.js';
-import { codeOf, PROJECT, Raw, startServer, waitFor, type Frame } from './signaling-support.js';
-
-function session(server: SignalingServer): DispatchSession {
-  return new DispatchSession({
-    url: controlUrl(server.url),
-    projectId: PROJECT,
-    kind: 'browser',
-    createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
-  });
-}
+import { clientPool, codeOf, startServer, waitFor, type Frame } from './signaling-support.js';
 
 const errorCode = (frame: Frame): string | undefined => (frame['error'] as { code?: string } | undefined)?.code;
 
 describe('spectators on one node', () => {
   let server: SignalingServer;
-  const sessions: DispatchSession[] = [];
-  const sockets: Raw[] = [];
-  const open = (): DispatchSession => {
-    const made = session(server);
-    sessions.push(made);
-    return made;
-  };
-  const raw = (): Raw => {
-    const socket = new Raw(server.url);
-    sockets.push(socket);
-    return socket;
-  };
+  const { open, raw, close } = clientPool(() => server.url);
   before(async () => {
     server = await startServer({ limits: { maxSpectatorsPerShard: 3 } });
   });
   after(async () => {
-    await Promise.all(sessions.map((s) => s.disconnect()));
-    for (const socket of sockets) socket.close();
+    await close();
     await server.close();
   });
 

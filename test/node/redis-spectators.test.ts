@@ -9,35 +9,19 @@
 // here/away state, kept in its Redis record, read and changed across nodes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WebSocket } from 'ws';
-import { DispatchSession } from '../../guest/dispatch/session.js';
-import type { SocketLike } from '../../guest/dispatch/types.js';
-import { controlUrl } from '../../signaling/backend-dispatch.js';
+import type { DispatchSession } from '../../guest/dispatch/session.js';
 import { NodeProcess, RedisProcess, skipRedis } from './redis-support.js';
-import { codeOf, PROJECT, Raw, waitFor } from './signaling-support.js';
+import { clientPool, codeOf, type Raw, waitFor } from './signaling-support.js';
 
 const LEASE_MS = 3_000;
 const MAX_SPECTATORS = 3;
 
-function session(node: NodeProcess): DispatchSession {
-  return new DispatchSession({
-    url: controlUrl(node.url),
-    projectId: PROJECT,
-    kind: 'browser',
-    createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
-  });
-}
-
 describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () => {
   let redis: RedisProcess;
   let nodes: NodeProcess[] = [];
-  const sessions: DispatchSession[] = [];
-  const sockets: Raw[] = [];
-  const open = (node: NodeProcess): DispatchSession => {
-    const made = session(node);
-    sessions.push(made);
-    return made;
-  };
+  const pool = clientPool();
+  const open = (node: NodeProcess): DispatchSession => pool.open(node.url);
+  const raw = (node: NodeProcess): Raw => pool.raw(node.url);
 
   before(async () => {
     redis = await RedisProcess.start();
@@ -45,8 +29,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     nodes = await Promise.all(['s1', 's2'].map((id) => NodeProcess.start(redis.url, id, flags)));
   });
   after(async () => {
-    await Promise.all(sessions.map((s) => s.disconnect().catch(() => undefined)));
-    for (const socket of sockets) socket.close();
+    await pool.close();
     await Promise.all(nodes.map((node) => node.stop()));
     await redis?.stop();
   });
@@ -90,8 +73,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
 
     // Refused on node 2 as on node 1, and nothing reaches the players.
     assert.equal(await codeOf(far.emitEvent('move', { n: -1 })), 'FORBIDDEN');
-    const spy = new Raw(n2.url);
-    sockets.push(spy);
+    const spy = raw(n2);
     await spy.join({ shardName: 'final', spectator: true });
     spy.send({ type: 'emit', seq: 1, name: 'move', payload: { n: -2 }, ts: Date.now() });
     assert.equal(((await spy.next((f) => f.type === 'error'))['error'] as { code: string }).code, 'FORBIDDEN');
@@ -99,8 +81,7 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     // maxSpectatorsPerShard over the total (3 now: far, near, spy): a fourth is refused on either node.
     await waitFor(() => alice.audience.count === 3, 'the count of 3 at node 1', 10_000);
     for (const node of [n1, n2]) {
-      const extra = new Raw(node.url);
-      sockets.push(extra);
+      const extra = raw(node);
       await waitFor(() => far.audience.count === 3, 'node 2 knows the total', 10_000);
       const answer = await extra.join({ shardName: 'final', spectator: true });
       assert.equal((answer['error'] as { code: string } | undefined)?.code, 'SHARD_FULL', `on ${node.id}: ${JSON.stringify(answer)}`);
@@ -132,14 +113,12 @@ describe('spectators on 2 nodes sharing a real Redis', { skip: skipRedis }, () =
     const stateAt = (s: DispatchSession): string | undefined => s.connectedClients.find((c) => c.clientId === clientId)?.state;
     await waitFor(() => stateAt(watcher) === 'away', 'node 1 sees it away', 10_000);
     // Read from Redis by a join on node 1 (not from any presence frame).
-    const newcomer = new Raw(n1.url);
-    sockets.push(newcomer);
+    const newcomer = raw(n1);
     const joined = await newcomer.join({ shardName: 'states' });
     assert.equal((joined['members'] as { clientId: string; state: string }[]).find((m) => m.clientId === clientId)?.state, 'away');
     preloaded.setPresenceState('here');
     await waitFor(() => stateAt(watcher) === 'here', 'node 1 sees it here', 10_000);
-    const later = new Raw(n2.url);
-    sockets.push(later);
+    const later = raw(n2);
     const again = await later.join({ shardName: 'states' });
     assert.equal((again['members'] as { clientId: string; state: string }[]).find((m) => m.clientId === clientId)?.state, 'here');
   });

@@ -7,6 +7,8 @@ import { WebSocket, type ClientOptions } from 'ws';
 import { createSignalingServer, PlatformBackend, type SignalingServer, type SignalingServerOptions } from '../../signaling/index.js';
 import { controlUrl } from '../../signaling/backend-dispatch.js';
 import type { ShardStore } from '../../signaling/store/store.js';
+import { DispatchSession } from '../../guest/dispatch/session.js';
+import type { SocketLike } from '../../guest/dispatch/types.js';
 
 export const PROJECT = 'demo';
 export const TOKEN = 'demo-project-token';
@@ -165,4 +167,40 @@ export function bindStore(store: ShardStore): ShardStore {
     }
   }
   return bound as unknown as ShardStore;
+}
+
+/** A browser-kind DispatchSession (the client `Platform.dispatch` and the backend share) on the server at `serverUrl`, over Node's ws. */
+export function browserSession(serverUrl: string): DispatchSession {
+  return new DispatchSession({
+    url: controlUrl(serverUrl),
+    projectId: PROJECT,
+    kind: 'browser',
+    createSocket: (target, protocols = []) => new WebSocket(target, [...protocols], { perMessageDeflate: false }) as unknown as SocketLike,
+  });
+}
+
+/** The sessions and raw sockets a suite opens, each on the server URL given (default: `defaultUrl()`), all closed by `close()`. */
+export function clientPool(
+  defaultUrl: () => string = () => {
+    throw new Error('clientPool: no server URL');
+  },
+) {
+  const sessions: DispatchSession[] = [];
+  const sockets: Raw[] = [];
+  return {
+    open(serverUrl = defaultUrl()): DispatchSession {
+      const made = browserSession(serverUrl);
+      sessions.push(made);
+      return made;
+    },
+    raw(serverUrl = defaultUrl()): Raw {
+      const socket = new Raw(serverUrl);
+      sockets.push(socket);
+      return socket;
+    },
+    async close(): Promise<void> {
+      await Promise.all(sessions.splice(0).map((session) => session.disconnect().catch(() => undefined)));
+      for (const socket of sockets.splice(0)) socket.close();
+    },
+  };
 }
