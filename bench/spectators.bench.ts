@@ -21,6 +21,7 @@
  * - In order: every spectator's list of (sender, seq) is the same list, of
  *   all 100 events, each sender's seqs rising.
  */
+import type { ChildProcess } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { stats, type BenchContext, type BenchOutcome } from './support/bench.js';
 import { kb, measure, startServer, type Measure } from './support/dispatch-servers.js';
@@ -94,7 +95,15 @@ interface TurnA {
   clientCpuMs: number;
 }
 
-async function turnA(): Promise<TurnA> {
+/**
+ * A fresh server with the players in 'stage', then WATCHERS more joins with `join`'s fields: the
+ * server's memory just before and after those joins. `body` runs with all of it; then every socket
+ * and the server end, also on failure.
+ */
+async function afterPlayersAnd<T>(
+  join: () => Record<string, unknown>,
+  body: (run: { child: ChildProcess; players: Client[]; joined: Client[]; before: Measure; after: Measure }) => Promise<T>,
+): Promise<T> {
   const { child, port } = await startServer('ours', { args: ['open'] });
   const sockets: WebSocket[] = [];
   try {
@@ -102,75 +111,72 @@ async function turnA(): Promise<TurnA> {
     sockets.push(...players.map((p) => p.socket));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const before = await measure(child);
-    const watchers = await joinMany(port, WATCHERS, () => ({ shardName: 'stage', spectator: true }));
-    sockets.push(...watchers.map((w) => w.socket));
+    const joined = await joinMany(port, WATCHERS, join);
+    sockets.push(...joined.map((c) => c.socket));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const after = await measure(child);
-    // The broadcasts: the players in turn, 10 per second in all.
-    const seqs = new Array<number>(PLAYERS).fill(0);
-    const total = EVENTS_PER_SECOND * SECONDS;
-    const cpuStart = await measure(child);
-    const clientCpu = process.cpuUsage();
-    const started = performance.now();
-    for (let n = 0; n < total; n++) {
-      const due = started + (n * 1000) / EVENTS_PER_SECOND;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const p = n % PLAYERS;
-      players[p]!.socket.send(JSON.stringify({ type: 'emit', seq: ++seqs[p]!, name: 'move', payload: { n, x: 0.5, y: 0.25 }, ts: Date.now() }));
-    }
-    // Until every spectator has them all (bounded: 30 s more), then the CPU of the phase.
-    const deadline = performance.now() + 30_000;
-    while (watchers.some((w) => w.events.length < total) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const wallMs = performance.now() - started;
-    const cpuEnd = await measure(child);
-    const client = process.cpuUsage(clientCpu);
-    const cpuMs = (cpuEnd.cpu.user + cpuEnd.cpu.system - cpuStart.cpu.user - cpuStart.cpu.system) / 1000;
-    const reference = watchers[0]!.events.join();
-    const risingPerSender = (events: readonly string[]): boolean => {
-      const last = new Map<string, number>();
-      for (const event of events) {
-        const [from, seq] = event.split(':') as [string, string];
-        if (Number(seq) <= (last.get(from) ?? 0)) return false;
-        last.set(from, Number(seq));
-      }
-      return true;
-    };
-    return {
-      rssPerSpectator: (after.rss - before.rss) / WATCHERS,
-      heapPerSpectator: (heapOf(after) - heapOf(before)) / WATCHERS,
-      cores: cpuMs / wallMs,
-      cpuMs,
-      wallMs,
-      sent: total,
-      complete: watchers.filter((w) => w.events.length === total).length,
-      inOrder: watchers.filter((w) => w.events.join() === reference && risingPerSender(w.events)).length,
-      watchersTold: players.filter((p) => p.watchers === WATCHERS).length,
-      clientCpuMs: (client.user + client.system) / 1000,
-    };
+    return await body({ child, players, joined, before, after });
   } finally {
     for (const socket of sockets) socket.terminate();
     child.kill('SIGKILL');
   }
 }
 
-async function turnB(): Promise<{ rssPerClient: number; heapPerClient: number }> {
-  const { child, port } = await startServer('ours', { args: ['open'] });
-  const sockets: WebSocket[] = [];
-  try {
-    const players = await joinMany(port, PLAYERS, () => ({ shardName: 'stage', maxConnectionsPerShard: PLAYERS }));
-    sockets.push(...players.map((p) => p.socket));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const before = await measure(child);
-    const idle = await joinMany(port, WATCHERS, () => ({ maxConnectionsPerShard: 10 }));
-    sockets.push(...idle.map((c) => c.socket));
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const after = await measure(child);
-    return { rssPerClient: (after.rss - before.rss) / WATCHERS, heapPerClient: (heapOf(after) - heapOf(before)) / WATCHERS };
-  } finally {
-    for (const socket of sockets) socket.terminate();
-    child.kill('SIGKILL');
-  }
+function turnA(): Promise<TurnA> {
+  return afterPlayersAnd(
+    () => ({ shardName: 'stage', spectator: true }),
+    async ({ child, players, joined: watchers, before, after }) => {
+      // The broadcasts: the players in turn, 10 per second in all.
+      const seqs = new Array<number>(PLAYERS).fill(0);
+      const total = EVENTS_PER_SECOND * SECONDS;
+      const cpuStart = await measure(child);
+      const clientCpu = process.cpuUsage();
+      const started = performance.now();
+      for (let n = 0; n < total; n++) {
+        const due = started + (n * 1000) / EVENTS_PER_SECOND;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const p = n % PLAYERS;
+        players[p]!.socket.send(JSON.stringify({ type: 'emit', seq: ++seqs[p]!, name: 'move', payload: { n, x: 0.5, y: 0.25 }, ts: Date.now() }));
+      }
+      // Until every spectator has them all (bounded: 30 s more), then the CPU of the phase.
+      const deadline = performance.now() + 30_000;
+      while (watchers.some((w) => w.events.length < total) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const wallMs = performance.now() - started;
+      const cpuEnd = await measure(child);
+      const client = process.cpuUsage(clientCpu);
+      const cpuMs = (cpuEnd.cpu.user + cpuEnd.cpu.system - cpuStart.cpu.user - cpuStart.cpu.system) / 1000;
+      const reference = watchers[0]!.events.join();
+      const risingPerSender = (events: readonly string[]): boolean => {
+        const last = new Map<string, number>();
+        for (const event of events) {
+          const [from, seq] = event.split(':') as [string, string];
+          if (Number(seq) <= (last.get(from) ?? 0)) return false;
+          last.set(from, Number(seq));
+        }
+        return true;
+      };
+      return {
+        rssPerSpectator: (after.rss - before.rss) / WATCHERS,
+        heapPerSpectator: (heapOf(after) - heapOf(before)) / WATCHERS,
+        cores: cpuMs / wallMs,
+        cpuMs,
+        wallMs,
+        sent: total,
+        complete: watchers.filter((w) => w.events.length === total).length,
+        inOrder: watchers.filter((w) => w.events.join() === reference && risingPerSender(w.events)).length,
+        watchersTold: players.filter((p) => p.watchers === WATCHERS).length,
+        clientCpuMs: (client.user + client.system) / 1000,
+      };
+    },
+  );
+}
+
+function turnB(): Promise<{ rssPerClient: number; heapPerClient: number }> {
+  return afterPlayersAnd(
+    () => ({ maxConnectionsPerShard: 10 }),
+    ({ before, after }) => Promise.resolve({ rssPerClient: (after.rss - before.rss) / WATCHERS, heapPerClient: (heapOf(after) - heapOf(before)) / WATCHERS }),
+  );
 }
 
 export async function run(context: BenchContext): Promise<BenchOutcome> {
