@@ -83,3 +83,13 @@ export interface WireLimits {
   /** Heartbeat interval the server expects. */
   readonly heartbeatIntervalMs: number;
 }
+
+/** The server's defaults of {@link WireLimits}: what it sends unless configured otherwise, and what a client assumes before its first `joined`. */
+export const DEFAULT_WIRE_LIMITS: WireLimits = {
+  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
+  maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,
+  maxUserInfoBytes: MAX_USER_INFO_BYTES,
+  meshMaxMembers: 16,
+  reconnectGraceMs: 30_000,
+  heartbeatIntervalMs: 10_000,
+};

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_EVENTS_PER_SECOND,
   DEFAULT_MAX_PAYLOAD_BYTES,
   DEFAULT_MAX_STATE_BYTES,
+  DEFAULT_WIRE_LIMITS,
   MAX_HISTORY_EVENTS,
   MAX_USER_INFO_BYTES,
   type WireLimits,
@@ -86,9 +87,9 @@ export function resolveSettings(options: SignalingServerOptions): ServerSettings
   if (!(Number.isInteger(trustProxy) && trustProxy >= 0)) throw new PlatformError('INVALID_CONFIG', 'trustProxy is a number of proxies (0: none)');
   const presenceIntervalMs = options.presenceIntervalMs ?? 25;
   if (!(presenceIntervalMs >= 0 && presenceIntervalMs <= 60_000)) throw new PlatformError('INVALID_CONFIG', 'presenceIntervalMs is 0 to 60,000 ms');
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 10_000;
-  const reconnectGraceMs = options.reconnectGraceMs ?? 30_000;
-  const meshMaxMembers = options.meshMaxMembers ?? 16;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_WIRE_LIMITS.heartbeatIntervalMs;
+  const reconnectGraceMs = options.reconnectGraceMs ?? DEFAULT_WIRE_LIMITS.reconnectGraceMs;
+  const meshMaxMembers = options.meshMaxMembers ?? DEFAULT_WIRE_LIMITS.meshMaxMembers;
   return {
     limits,
     joinLimited,

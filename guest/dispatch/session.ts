@@ -6,6 +6,7 @@
  * and owns none of their work:
  *
  * - control-connection.ts: the control socket, requests, heartbeat, backoff;
+ * - join-frame.ts: what a join (or a resume) says;
  * - membership.ts: the shard's members, told to the presence listeners;
  * - listeners.ts: every listener of the client (events, presence, errors), in one registry;
  * - event-sender.ts: emitEvent's checks, rate, offline queue and paths;
@@ -19,17 +20,13 @@
 import { assertPlainData } from '../../protocol/data.js';
 import { deserializeError, isPlatformError, PlatformError } from '../../protocol/errors.js';
 import {
-  DEFAULT_MAX_EVENTS_PER_SECOND,
-  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_WIRE_LIMITS,
   isShardName,
   MAX_HISTORY_EVENTS,
-  MAX_USER_INFO_BYTES,
-  SIGNALING_VERSION,
   type ConnectedClient,
   type EventMessage,
   type EventPayload,
   type JoinedMessage,
-  type JoinMessage,
   type PresenceMessage,
   type PresenceState,
   type ShardInfo,
@@ -39,10 +36,10 @@ import { CLOCK_SAMPLES_AT_CONNECT, CLOCK_SAMPLES_AT_RESUME, ServerClock, type Pi
 import { ControlConnection } from './control-connection.js';
 import { EventReceiver } from './event-receiver.js';
 import { EventSender } from './event-sender.js';
-import { DispatchListeners } from './listeners.js';
+import { joinFrame } from './join-frame.js';
+import { DispatchListeners, type PresenceListenerOptions } from './listeners.js';
 import { Audience } from './audience.js';
 import { Membership } from './membership.js';
-import type { PresenceListenerOptions } from './listeners.js';
 import { OwnPresence } from './own-presence.js';
 import type {
   ConnectedClientsChangedHandlerCallback,
@@ -55,15 +52,6 @@ import type {
 } from './types.js';
 import { StatePort } from './state-port.js';
 
-const DEFAULT_LIMITS: WireLimits = {
-  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
-  maxEventsPerSecond: DEFAULT_MAX_EVENTS_PER_SECOND,
-  maxUserInfoBytes: MAX_USER_INFO_BYTES,
-  meshMaxMembers: 16,
-  reconnectGraceMs: 30_000,
-  heartbeatIntervalMs: 10_000,
-};
-
 /** Refusals of a join that no retry can fix: a reconnection that meets one gives up. */
 const FINAL_JOIN_ERRORS: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'ORIGIN_REFUSED', 'SHARD_FULL', 'TOO_MANY_SHARDS', 'UNSUPPORTED']);
 
@@ -75,7 +63,7 @@ export class DispatchSession {
   #config: DispatchConfigurationInput = {};
   #info: ConnectionInfo | null = null;
   #resumeToken = '';
-  #limits: WireLimits = DEFAULT_LIMITS;
+  #limits: WireLimits = DEFAULT_WIRE_LIMITS;
   #authorization: string | undefined;
   #userInfo: EventPayload = {};
   #userId: string | null = null;
@@ -350,28 +338,18 @@ export class DispatchSession {
   // ─── connection ───────────────────────────────────────────────────────────
 
   #open(resuming: boolean): Promise<ConnectionInfo> {
-    const info = this.#info;
-    const join: JoinMessage = {
-      type: 'join',
-      v: SIGNALING_VERSION,
+    const join = joinFrame({
       id: this.#connection.nextId(),
-      projectId: this.#options.projectId,
-      kind: this.#options.kind,
-      ...(this.#options.projectToken !== undefined ? { projectToken: this.#options.projectToken } : {}),
-      ...(this.#config.shardName !== undefined ? { shardName: this.#config.shardName } : {}),
-      ...(this.#config.maxConnectionsPerShard !== undefined ? { maxConnectionsPerShard: this.#config.maxConnectionsPerShard } : {}),
-      ...(this.#authorization !== undefined ? { authorization: this.#authorization } : {}),
+      options: this.#options,
+      config: this.#config,
+      authorization: this.#authorization,
       userInfo: this.#userInfo,
-      ...(this.#presence.joining() === 'away' ? { state: 'away' } : {}),
-      // A client that took a seat plays on after a reconnection, whatever its config said.
-      ...(this.#config.spectator === true && !(resuming && info && !info.spectator) ? { spectator: true } : {}),
-      ...(this.#config.spectateWhenFull === true ? { spectateWhenFull: true } : {}),
-      // A spectator holds no place to resume: it watches anew.
-      ...(resuming && info && !info.spectator ? { resume: { clientId: info.clientId, resumeToken: this.#resumeToken } } : {}),
-      ...(this.statePort.hooks ? { stateVector: this.statePort.hooks.stateVector() } : {}),
-      // Only the first join asks for the recent events: a resume would replay them twice.
-      ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
-    };
+      presence: this.#presence.joining(),
+      resuming,
+      previous: this.#info,
+      resumeToken: this.#resumeToken,
+      stateVector: this.statePort.hooks?.stateVector(),
+    });
     this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
       await this.#onJoined(reply, resuming);
