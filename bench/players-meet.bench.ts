@@ -11,8 +11,10 @@
  * browser context per member count: the cache is warm after a warm-up round,
  * as for a returning visitor; peerjs still loads on first use in each page),
  * lets them load, then has every member call connect() on the same shard at once. Each member says
- * hello as soon as its connect() resolves, then sends a tick every 20 ms (a
- * cursor) to each member its mesh has not carried a tick to yet. Per member, in ms from the moment the LAST member called
+ * hello as soon as its connect() resolves, then sends one tick to each other
+ * member as soon as its session's path to it turns `peer` (it looks every
+ * 5 ms; PLAYERS_MEET_PROBE=cursor: a tick every 20 ms to each member not
+ * meshed yet, as before). Per member, in ms from the moment the LAST member called
  * connect() (t0):
  *   - presence: every other member in its onConnectedClientsChanged list;
  *   - hello: each other member's hello, and the path that carried it (a
@@ -93,8 +95,15 @@ export const MAX_SWIPE_MESH_MS = 100;
 const IN_IFRAME = process.env['PLAYERS_MEET_IFRAME'] !== '0';
 /** PLAYERS_MEET_PRELOAD=0 (an ablation): peerjs loads once the join is answered, not from connect(). */
 const PRELOAD = process.env['PLAYERS_MEET_PRELOAD'] !== '0';
-/** A member's ticks, every this many ms until the mesh carries one (PLAYERS_MEET_TICK_MS, an ablation: what the probe costs). */
-const TICK_MS = Number(process.env['PLAYERS_MEET_TICK_MS'] ?? 20);
+/**
+ * How a member sees the mesh carry its events (players-meet-member.ts): `ready` (default), one tick
+ * to each member as its path turns `peer`, as plain WebRTC's page says hello on its channel's open;
+ * PLAYERS_MEET_PROBE=cursor (an ablation, the probe before 2026-11-27's fourth session): a tick
+ * every 20 ms to each member not meshed yet, by whichever path, a load the baselines do not carry.
+ */
+const PROBE = process.env['PLAYERS_MEET_PROBE'] === 'cursor' ? 'cursor' : 'ready';
+/** The probe's period (PLAYERS_MEET_TICK_MS): 5 ms for `ready` (a look at the paths, no network), 20 for `cursor`. */
+const TICK_MS = Number(process.env['PLAYERS_MEET_TICK_MS'] ?? (PROBE === 'ready' ? 5 : 20));
 /** The baselines' rounds (plain WebRTC, no kit) take turns with the kit's; PLAYERS_MEET_BASELINES=0 leaves them out. */
 const BASELINES = process.env['PLAYERS_MEET_BASELINES'] !== '0';
 /** A round's members have this long to meet (a pair's own fallback to the relay is at 10 s). */
@@ -157,7 +166,7 @@ async function round(
     const frames: Frame[] = [];
     const query =
       kind === 'kit' || kind === 'main'
-        ? `?tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}${CREATE_AT_START ? '&create=start' : ''}`
+        ? `?probe=${PROBE}&tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}${CREATE_AT_START ? '&create=start' : ''}`
         : kind === 'plain'
           ? `?signal=${encodeURIComponent(signalingUrls.plain)}`
           : '';
@@ -210,9 +219,11 @@ function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamp
       samples.steps[name] ?? [];
   const measures: [string, (samples: MeetSamples) => readonly number[]][] = [
     ['control socket made', step('control socket made')],
+    ['control socket open (plain: its socket)', step('control socket open')],
     ['joined answered', step('joined answered')],
     ['connect() resolved', step('connect() resolved')],
     ['presence: every other member listed', (samples) => samples.presence],
+    ['every other member listed, here or away', step('every other member listed, here or away')],
     ['first hello heard, any path (per member)', step('first hello heard (any path)')],
     ['hello heard, any path (per pair)', (samples) => samples.hello],
     ['first event over the mesh (per pair)', (samples) => samples.firstMesh],

@@ -11,8 +11,20 @@ import { loadPeerJsBundle } from './peerjs-bundle.js';
 import type { MeetMarks } from '../support/meet-marks.js';
 import { whenTrue } from './when-true.js';
 
-/** Ticks every this many ms after hello: fine enough to see when the mesh starts carrying them. */
-const TICK_MS = Number(new URLSearchParams(location.search).get('tick') ?? 20);
+const query = new URLSearchParams(location.search);
+/**
+ * How a member finds out that the mesh carries its events to another member:
+ * - `ready` (default): it looks at its session's paths every {@link TICK_MS} (no network) and
+ *   sends one tick to each member whose path just turned `peer`: the tick goes by that data
+ *   channel. What plain WebRTC's page does on its channel's open, give or take the look's period.
+ * - `cursor` (an ablation, the probe of 2026-11-25 to 11-27): a tick every TICK_MS to each member
+ *   the mesh has not carried one to yet, by whichever path, as a cursor would. That is up to
+ *   7 × 50 relayed events a second per member while pairs meet, a load plain WebRTC's page does
+ *   not carry; with 16 renderers on two cores it lengthened each pair's setup by 1.3× to 1.6×.
+ */
+const PROBE: 'ready' | 'cursor' = query.get('probe') === 'cursor' ? 'cursor' : 'ready';
+/** The probe's period (see PROBE): fine enough to see when the mesh starts carrying events. */
+const TICK_MS = Number(query.get('tick') ?? (PROBE === 'ready' ? 5 : 20));
 /** Ticks stop after this long at most (Node stops them sooner once every member is done). */
 const TICKS_FOR_MS = 10_000;
 
@@ -35,6 +47,8 @@ export interface MemberReport {
   connected: number | null;
   /** Every other member listed (the presence list holds `members`). */
   allListed: number | null;
+  /** Every other member listed here or away (`includeAway`): the bench's page is no kit host, so its members are away for LINK_WAIT_MS. */
+  allListedAny: number | null;
   seen: Record<string, SeenMember>;
   marks: MeetMarks;
   /** The data path to each member when the report was read (session.paths()). */
@@ -71,7 +85,7 @@ async function loadPeerJs(): Promise<typeof Peer> {
 }
 
 const meet = window.__meet!;
-const report: MemberReport = { clientId: null, connectCalled: 0, connected: null, allListed: null, seen: {}, marks: meet.marks, paths: {}, error: null };
+const report: MemberReport = { clientId: null, connectCalled: 0, connected: null, allListed: null, allListedAny: null, seen: {}, marks: meet.marks, paths: {}, error: null };
 let current: ReturnType<typeof createDispatch> | null = null;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
@@ -96,6 +110,12 @@ function start(options: { url: string; shardName: string; members: number }): nu
     for (const client of clients) if (client.clientId !== dispatch.connectionInfo?.clientId) seen(client.clientId).presence ??= now;
     if (clients.length >= options.members) report.allListed ??= now;
   });
+  dispatch.onConnectedClientsChanged(
+    (clients) => {
+      if (clients.length >= options.members) report.allListedAny ??= meet.wall();
+    },
+    { includeAway: true },
+  );
   const heard = (name: string) => (payload: { mesh?: string[] }, metadata: { clientId: string }) => {
     const now = meet.wall();
     // On a channel's message (meet-marks.ts); or a frame that came on a call this member held
@@ -125,7 +145,7 @@ function start(options: { url: string; shardName: string; members: number }): nu
         const to: string[] = [];
         for (const [clientId, path] of Object.entries(dispatch.session?.paths() ?? {})) {
           if (clientId === info.clientId || meshed.has(clientId)) continue;
-          to.push(clientId);
+          if (PROBE === 'cursor' || path === 'peer') to.push(clientId);
           if (path === 'peer') meshed.add(clientId);
         }
         const mesh = to.filter((clientId) => meshed.has(clientId));

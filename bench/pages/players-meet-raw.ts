@@ -20,7 +20,7 @@ type Signal =
 const meet = window.__meet!;
 const wall = meet.wall;
 const self = crypto.randomUUID();
-const report: MemberReport = { clientId: self, connectCalled: 0, connected: null, allListed: null, seen: {}, marks: meet.marks, paths: {}, error: null };
+const report: MemberReport = { clientId: self, connectCalled: 0, connected: null, allListed: null, allListedAny: null, seen: {}, marks: meet.marks, paths: {}, error: null };
 const connections = new Map<string, RTCPeerConnection>();
 let signals: { close(): void } | null = null;
 const socketUrl = new URLSearchParams(location.search).get('signal');
@@ -68,7 +68,7 @@ function start(options: { shardName: string; members: number }): number {
       if (!(data.from in report.seen)) {
         (report.seen[data.from] ??= {}).presence = wall();
         signal({ type: 'here', from: self }); // so that a member who arrived later learns of this one
-        if (Object.keys(report.seen).length >= expected - 1) report.allListed ??= wall();
+        if (Object.keys(report.seen).length >= expected - 1) report.allListedAny = report.allListed ??= wall();
         connection(data.from, signal);
       }
       return;
@@ -97,10 +97,15 @@ function start(options: { shardName: string; members: number }): number {
     signal({ type: 'here', from: self });
   } else {
     const socket = new WebSocket(`${socketUrl}/${encodeURIComponent(options.shardName)}`);
+    // Under the kit's names, so that the breakdown compares the two sockets' opening.
+    mark('control socket made');
     signals = socket;
     signal = (message) => socket.send(JSON.stringify(message));
     socket.onmessage = ({ data }: MessageEvent<string>) => onSignal(JSON.parse(data) as Signal);
-    socket.onopen = () => signal({ type: 'here', from: self });
+    socket.onopen = () => {
+      mark('control socket open');
+      signal({ type: 'here', from: self });
+    };
   }
   return report.connectCalled;
 }

@@ -40,6 +40,7 @@ export const STEPS: readonly { readonly name: string; readonly at: (report: Memb
   { name: 'joined answered', at: (r) => first(r.marks, 'control ← joined') },
   { name: 'connect() resolved', at: (r) => r.connected ?? undefined },
   { name: 'every other member listed (presence)', at: (r) => r.allListed ?? undefined },
+  { name: 'every other member listed, here or away', at: (r) => r.allListedAny ?? undefined },
   { name: 'peerjs socket made (peerjs loaded)', at: (r) => first(r.marks, 'peer socket made') },
   { name: 'peerjs socket open', at: (r) => first(r.marks, 'peer socket open') },
   { name: 'peerjs OPEN (peer id registered)', at: (r) => first(r.marks, 'peer ← OPEN') },
