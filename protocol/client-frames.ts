@@ -5,7 +5,6 @@
 import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
-import { isProposedPeerToken } from './peer-id.js';
 import { isPresenceState, type EventPayload, type PresenceState } from './signaling-members.js';
 import {
   base64CharsFor,
@@ -45,13 +44,6 @@ export interface JoinMessage {
   readonly stateVector?: string;
   /** The shard's last this-many events, replayed after `joined` (at most {@link MAX_HISTORY_EVENTS}). */
   readonly history?: number;
-  /**
-   * A browser client's proposed peer token (peer-id.ts): its PeerJS socket opens with the id derived
-   * from it beside this socket, and the server binds that id to the member once the join is admitted.
-   * Ignored by servers that do not know it (they issue an id in `joined`); a server also issues its
-   * own when the derived id is taken.
-   */
-  readonly peerToken?: string;
 }
 /** Tells the shard whether this member is looked at ({@link PresenceState}); answered `ok`. */
 export interface FocusMessage {
@@ -177,7 +169,6 @@ export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_S
       if (value['stateVector'] !== undefined && !isBase64(value['stateVector'], MAX_STATE_VECTOR_CHARS)) return null;
       const history = value['history'];
       if (history !== undefined && !(isCount(history) && history <= MAX_HISTORY_EVENTS)) return null;
-      if (value['peerToken'] !== undefined && !isProposedPeerToken(value['peerToken'])) return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':

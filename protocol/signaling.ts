@@ -9,8 +9,6 @@
  * - client-frames.ts / server-frames.ts: the control socket's frames each
  *   way, with their guards (frame-guards.ts: the field checks they share);
  * - peer-frames.ts: the data channel's event and acknowledgement frames;
- * - peer-id.ts: the peer id a browser client proposes in its join (its
- *   PeerJS socket opens beside the control socket, not after `joined`);
  * - event-frames.ts: an event's frame texts, its payload serialized once;
  * - handshake-join.ts: the join carried in the WebSocket handshake (v2);
  * - clock.ts: the clock both sides stamp times with.
@@ -48,21 +46,12 @@
  * 4. A client whose socket dropped sends `join` again with `resume`; within
  *    the grace period it keeps its client id and shard, and the server tells
  *    it the last event sequence number it received so nothing is sent twice.
- * 5. The mesh: a browser client's first join may carry `peerToken`
- *    (peer-id.ts); it opens its PeerJS socket (`/peerjs/peerjs`, the id
- *    derived from the token) at the same time as the control socket. The
- *    server parks that socket until the join is admitted (bounded per
- *    address and per node, closed at the join timeout), then answers its
- *    `OPEN`; a socket that comes after the join is answered at once. Without
- *    `peerToken` the client opens its PeerJS socket with the id and token of
- *    `joined`, after it.
  */
 export * from './signaling-constants.js';
 export * from './signaling-members.js';
 export * from './client-frames.js';
 export * from './server-frames.js';
 export * from './peer-frames.js';
-export * from './peer-id.js';
 export * from './event-frames.js';
 export * from './handshake-join.js';
 export * from './clock.js';

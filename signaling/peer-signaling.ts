@@ -16,19 +16,13 @@
  * `src` and forwards, or answers `EXPIRE` when the destination never comes.
  * A destination on another node (Redis) is reached through a
  * {@link RemotePeerRoute}: the shard's pub/sub channel.
- *
- * A socket may come before its join (issue 27): a client that proposed its
- * peer id (protocol/peer-id.ts) opens its PeerJS socket beside the control
- * socket. Such a socket is parked (peer-parking.ts), not refused, when its id
- * is the digest of its token; the join's admission binds it and sends `OPEN`.
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { jsonDepthWithin } from '../protocol/data.js';
-import { CLOSE_CODES, isProposedPeerToken, PEERJS_KEY } from '../protocol/signaling.js';
+import { CLOSE_CODES, PEERJS_KEY } from '../protocol/signaling.js';
 import { sameSecret } from './services/http.js';
 import { closeSoon } from './close-soon.js';
-import { derivedPeerId, PeerParking, type ParkingLimits } from './peer-parking.js';
 
 /** A peer id the server issued to one client. */
 interface PeerEntry {
@@ -113,8 +107,6 @@ export interface PeerSocketLimits {
   readonly maxRefusals: number;
   /** A socket whose outgoing buffer is over this is terminated instead of sent to. */
   readonly maxBufferedBytes: number;
-  /** Sockets that came before their join: how long and how many may wait (peer-parking.ts). */
-  readonly parking: ParkingLimits;
 }
 
 /**
@@ -140,31 +132,12 @@ export class PeerSignaling {
   readonly #senderQueued = new Map<string, number>();
   /** Characters queued on this node, for NODE_QUEUE_CHARS. */
   #nodeQueued = 0;
-  /** Sockets that came before their join, waiting for it. */
-  readonly #parking: PeerParking;
 
   /** `remote`: the route to other nodes; without it (one process) an unknown destination is answered EXPIRE at once. */
   constructor(remote: RemotePeerRoute | null, limits: PeerSocketLimits, log: (line: string) => void = () => {}) {
     this.#remote = remote;
     this.#limits = limits;
     this.#log = log;
-    this.#parking = new PeerParking(limits.parking);
-  }
-
-  /**
-   * The peer id and token a join proposed (`join.peerToken`), or null when it proposed none or
-   * its id is registered already (a client that reuses its token for a second join gets an id of
-   * the server's for that one).
-   */
-  proposedIdFree(token: string | undefined): { readonly peerId: string; readonly token: string } | null {
-    if (!isProposedPeerToken(token)) return null;
-    const peerId = derivedPeerId(token);
-    return this.#peers.has(peerId) ? null : { peerId, token };
-  }
-
-  /** Sockets parked now, waiting for their join. */
-  get parked(): number {
-    return this.#parking.size;
   }
   readonly #alive = new WeakSet<WebSocket>();
   #forwarded = 0;
@@ -181,9 +154,6 @@ export class PeerSignaling {
       refusalMilliTokens: this.#limits.maxRefusals * 1000,
       stamp: Math.floor(performance.now()),
     });
-    // Its socket may have come first (a proposed id): the join is admitted now, so it is bound.
-    const parked = this.#parking.take(peerId, token);
-    if (parked) this.#bind(parked, this.#peers.get(peerId)!);
   }
 
   /** Revokes a peer id (the client left for good) and closes its socket. */
@@ -208,32 +178,18 @@ export class PeerSignaling {
     return count;
   }
 
-  /**
-   * Handles a new `/peerjs/peerjs` socket. `address`: the client's (for the parking's bound per
-   * address; '' when the server does not limit by address).
-   */
-  accept(socket: WebSocket, request: IncomingMessage, address = ''): void {
+  /** Handles a new `/peerjs/peerjs` socket. */
+  accept(socket: WebSocket, request: IncomingMessage): void {
     socket.on('error', () => socket.terminate());
     const params = new URL(request.url ?? '', 'http://peerjs').searchParams;
     const id = params.get('id') ?? '';
     const token = params.get('token') ?? '';
     const entry = this.#peers.get(id);
     if (params.get('key') !== PEERJS_KEY) return this.#refuseSocket(socket, 'INVALID-KEY', 'Invalid key provided');
-    if (!entry && isProposedPeerToken(token) && derivedPeerId(token) === id) {
-      // Before its join (a proposed id): only the token's holder can make this id, so it waits for the join.
-      const refusal = this.#parking.park(id, token, socket, address);
-      if (refusal !== null) this.#refuseSocket(socket, 'ERROR', refusal);
-      return;
-    }
     if (!entry || !sameSecret(token, entry.token)) {
       // Never issued, revoked, or someone else's id: this is what binds ids to clients.
       return this.#refuseSocket(socket, 'ID-TAKEN', 'ID is taken');
     }
-    this.#bind(socket, entry);
-  }
-
-  /** Makes `socket` the peer's socket, answers OPEN and sends what waited for it. */
-  #bind(socket: WebSocket, entry: PeerEntry): void {
     if (entry.socket && entry.socket !== socket) entry.socket.terminate();
     entry.socket = socket;
     this.#alive.add(socket);
@@ -357,9 +313,8 @@ export class PeerSignaling {
     if (source.socket) this.#send(source.socket, JSON.stringify({ type: 'EXPIRE', src: dst }));
   }
 
-  /** One heartbeat round: terminates peer sockets silent since the last round, pings the rest; drops parked sockets past the join timeout. */
+  /** One heartbeat round: terminates peer sockets silent since the last round, pings the rest. */
   sweep(now: number): void {
-    this.#parking.sweep(now);
     for (const entry of this.#peers.values()) {
       const socket = entry.socket;
       if (socket) {
@@ -405,7 +360,6 @@ export class PeerSignaling {
 
   /** Closes every peer socket. */
   close(): void {
-    this.#parking.close();
     for (const entry of this.#peers.values()) entry.socket?.terminate();
     this.#peers.clear();
     this.#shardQueued.clear();
@@ -413,7 +367,7 @@ export class PeerSignaling {
     this.#nodeQueued = 0;
   }
 
-  #refuseSocket(socket: WebSocket, type: 'INVALID-KEY' | 'ID-TAKEN' | 'ERROR', msg: string): void {
+  #refuseSocket(socket: WebSocket, type: 'INVALID-KEY' | 'ID-TAKEN', msg: string): void {
     socket.send(JSON.stringify({ type, payload: { msg } }));
     closeSoon(socket, 1000, type);
   }

@@ -98,11 +98,9 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
       }
     });
   } else if (pathname === `${PEERJS_PATH}peerjs`) {
-    // The address bounds the sockets that may wait for their join (peer-parking.ts), as it bounds unjoined control sockets.
-    const address = ctx.settings.unjoinedLimited ? clientAddress(request, ctx.settings.trustProxy) : '';
     targets.peer.handleUpgrade(request, socket, head, (ws) => {
       socket.off('error', destroySocket);
-      ctx.peers.accept(ws, request, address);
+      ctx.peers.accept(ws, request);
     });
   } else {
     answerAndClose(socket, '404 Not Found');

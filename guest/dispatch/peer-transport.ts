@@ -23,48 +23,61 @@
  *   create more) and relays.
  * - peerjs is loaded on first use (dynamic import), from `connect()` on:
  *   a template that never connects never downloads it.
- * - The PeerJS socket opens at `connect()`, beside the control socket, with a
- *   peer id the join proposes (early-peer.ts); the mesh takes it over when
- *   `joined` confirms the id, and opens its own after `joined` otherwise.
  */
 import type { DataConnection, Peer } from 'peerjs';
-import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, parsePeerAck, parsePeerState, type MemberWire } from '../../protocol/signaling.js';
-import { EarlyPeer, type ClaimedPeer } from './early-peer.js';
+import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, parsePeerState, type MemberWire } from '../../protocol/signaling.js';
 import { HeldCalls } from './held-calls.js';
 import { peerConnectionsCreated, spendPeerConnection } from './peer-budget.js';
 import { PeerLink } from './peer-link.js';
-import { loadPeerJs, peerOptions, type PeerTransportOptions } from './peerjs-loader.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
-export type { PeerTransportOptions } from './peerjs-loader.js';
+/** Options of the mesh. */
+export interface PeerTransportOptions {
+  /** A pair not open within this falls back to the relay. Default 10,000 ms. */
+  readonly p2pTimeoutMs?: number;
+  /** ICE servers (STUN/TURN). Default: Google's public STUN server. */
+  readonly iceServers?: readonly RTCIceServer[];
+  /** RTCPeerConnections this page may create in its lifetime (Chrome's limit is 500). Default 400. */
+  readonly peerConnectionBudget?: number;
+  /** Lowers the server's mesh size for this client (never raises it). */
+  readonly meshMaxMembers?: number;
+  /**
+   * Test hook: gather no ICE candidates (relay-only policy with no TURN server), so every pair
+   * of this client fails ICE and falls back to the relay. Only for tests of that path.
+   */
+  readonly blockIceCandidates?: boolean;
+  /**
+   * Loads peerjs's `Peer` class. Default: `import('peerjs')` (bundlers resolve it). Give one to
+   * load peerjs's prebuilt browser bundle instead, e.g. where no bundler handles its CommonJS deps.
+   */
+  readonly loadPeerJs?: () => Promise<typeof Peer>;
+}
+
+/** The default loader: a dynamic import (bundlers make it a chunk of its own). */
+const importPeerJs = async (): Promise<typeof Peer> => (await import('peerjs')).Peer;
+/** peerjs loading or loaded, per loader: prepare() and the transport share one load. */
+const peerJsLoads = new WeakMap<() => Promise<typeof Peer>, Promise<typeof Peer>>();
+
+function loadPeerJs(options: PeerTransportOptions): Promise<typeof Peer> {
+  const loader = options.loadPeerJs ?? importPeerJs;
+  let load = peerJsLoads.get(loader);
+  if (!load) {
+    load = loader();
+    peerJsLoads.set(loader, load);
+    // A failed load is tried again at the next connection (a network blip must not end the mesh for good).
+    load.catch(() => peerJsLoads.delete(loader));
+  }
+  return load;
+}
 
 /**
  * Makes the factory the session calls once it has a peer id. Its `prepare()`, called by
- * `connect()`, starts loading peerjs and opens the PeerJS socket with a proposed peer id
- * (early-peer.ts): both overlap the control socket's opening and the join instead of following
- * them (a template that never connects still never downloads peerjs).
+ * `connect()`, starts loading peerjs: the load overlaps the socket's opening and the join instead
+ * of following them (a template that never connects still never downloads it).
  */
 export function peerTransport(options: PeerTransportOptions = {}): PeerTransportFactory {
-  let early: EarlyPeer | null = null;
-  const factory: PeerTransportFactory = (init, host) => {
-    const claim = early?.claim(init.peerId) ?? Promise.resolve(null);
-    early = null;
-    return new MeshTransport(init, host, options, claim);
-  };
-  factory.prepare = (controlUrl) => {
-    early?.discard();
-    early = null;
-    // WebCrypto's digest exists only in a secure context (https, localhost): elsewhere the peer id
-    // comes with `joined`, as from a server that does not know proposals.
-    const subtle = globalThis.isSecureContext ? globalThis.crypto?.subtle : undefined;
-    if (!subtle) {
-      void loadPeerJs(options).catch(() => undefined);
-      return undefined;
-    }
-    const proposal = new EarlyPeer(controlUrl, options, subtle);
-    early = proposal;
-    return { peerToken: proposal.token, discard: () => proposal.discard() };
-  };
+  const factory: PeerTransportFactory = (init, host) => new MeshTransport(init, host, options);
+  factory.prepare = () => void loadPeerJs(options).catch(() => undefined);
   return factory;
 }
 
@@ -82,22 +95,15 @@ class MeshTransport implements PeerTransport {
   #members: readonly MemberWire[] = [];
   #self = '';
 
-  /** `early`: the PeerJS socket opened at `connect()`, when `joined` confirmed its id (early-peer.ts). */
-  constructor(init: PeerTransportInit, host: PeerTransportHost, options: PeerTransportOptions, early: Promise<ClaimedPeer | null>) {
+  constructor(init: PeerTransportInit, host: PeerTransportHost, options: PeerTransportOptions) {
     this.#init = init;
     this.#host = host;
     this.#options = options;
     this.#held = new HeldCalls(options.p2pTimeoutMs ?? 10_000);
-    void this.#start(early);
+    void this.#start();
   }
 
-  async #start(early: Promise<ClaimedPeer | null>): Promise<void> {
-    const claimed = await early;
-    if (claimed) {
-      if (this.#closed || this.#budgetSpent()) claimed.peer.destroy();
-      else this.#attach(claimed.peer, claimed.open, claimed.calls);
-      return;
-    }
+  async #start(): Promise<void> {
     let PeerClass: typeof Peer;
     try {
       PeerClass = await loadPeerJs(this.#options);
@@ -106,15 +112,25 @@ class MeshTransport implements PeerTransport {
       return;
     }
     if (this.#closed || this.#budgetSpent()) return;
-    this.#attach(new PeerClass(this.#init.peerId, peerOptions(this.#init.url, this.#init.peerToken, this.#options)), false, []);
-  }
-
-  /** Listens to the mesh's `Peer`; `open`: its OPEN came already; `calls`: calls it got before this (early-peer.ts). */
-  #attach(peer: Peer, open: boolean, calls: readonly DataConnection[]): void {
-    if (this.#closed || peer.destroyed) {
-      peer.destroy();
-      return;
-    }
+    const url = new URL(this.#init.url);
+    const secure = url.protocol === 'wss:';
+    const config: RTCConfiguration = this.#options.blockIceCandidates
+      ? { iceServers: [], iceTransportPolicy: 'relay' }
+      : { iceServers: [...(this.#options.iceServers ?? [{ urls: 'stun:stun.l.google.com:19302' }])] };
+    const peer = new PeerClass(this.#init.peerId, {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : secure ? 443 : 80,
+      path: PEERJS_PATH,
+      key: PEERJS_KEY,
+      // The token the server bound to our peer id; it travels in the peer socket's URL as peerjs
+      // requires. It is a per-connection secret, not the project token.
+      token: this.#init.peerToken,
+      secure,
+      config,
+      // LogLevel.Disabled: the enum's value is not imported (peerjs itself loads lazily; only its types are imported here).
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
+      debug: 0,
+    });
     this.#peer = peer;
     peer.on('open', () => {
       this.#open = true;
@@ -131,11 +147,6 @@ class MeshTransport implements PeerTransport {
         this.close();
       }
     });
-    if (open) {
-      this.#open = true;
-      this.#reconcile();
-    }
-    for (const call of calls) this.#accept(call);
   }
 
   reaches(clientId: string): boolean {

@@ -54,7 +54,6 @@ import type {
   SessionState,
 } from './types.js';
 import { StatePort } from './state-port.js';
-import type { PeerProposal } from './transport.js';
 
 const DEFAULT_LIMITS: WireLimits = {
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
@@ -81,8 +80,6 @@ export class DispatchSession {
   #userInfo: EventPayload = {};
   #userId: string | null = null;
   #peerKey = '';
-  /** The peer id proposed at connect(), whose PeerJS socket opens beside the control socket (early-peer.ts). */
-  #peerProposal: PeerProposal | undefined;
   readonly #listeners: DispatchListeners;
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
@@ -182,10 +179,8 @@ export class DispatchSession {
     this.#authorization = config.authorization;
     this.#state = 'connecting';
     this.#connection.resetBackoff();
-    // peerjs loads, and its socket opens with a proposed peer id, while the control socket opens and
-    // the join is answered, not after (peer-transport.ts). A spectator is never in the mesh.
-    this.#peerProposal?.discard();
-    this.#peerProposal = config.spectator === true ? undefined : this.#options.peerTransport?.prepare?.(this.url);
+    // peerjs loads while the socket opens and the join is answered, not after (peer-transport.ts).
+    this.#options.peerTransport?.prepare?.();
     this.#connecting = this.#open(false).then(
       (info) => info,
       (error: unknown) => {
@@ -373,8 +368,6 @@ export class DispatchSession {
       ...(this.statePort.hooks ? { stateVector: this.statePort.hooks.stateVector() } : {}),
       // Only the first join asks for the recent events: a resume would replay them twice.
       ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
-      // Only the first: a resume keeps its peer id, or gets one of the server's.
-      ...(!resuming && this.#peerProposal ? { peerToken: this.#peerProposal.peerToken } : {}),
     };
     this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
@@ -487,8 +480,6 @@ export class DispatchSession {
   }
 
   #teardown(): void {
-    this.#peerProposal?.discard();
-    this.#peerProposal = undefined;
     this.#connection.close();
     this.#sender.close();
     this.#peerKey = '';

@@ -87,17 +87,7 @@ export interface PeerTransportFactory {
   (init: PeerTransportInit, host: PeerTransportHost): PeerTransport;
   /**
    * `connect()` was called: load what the transport needs (peerjs) now, while the socket opens
-   * and the join is answered, so that the transport starts at once when `joined` comes; and open
-   * the PeerJS socket of `controlUrl`'s server with a proposed peer id (early-peer.ts), whose token
-   * the first join carries. Undefined: nothing proposed (the id comes with `joined`).
+   * and the join is answered, so that the transport starts at once when `joined` comes.
    */
-  prepare?(controlUrl: string): PeerProposal | undefined;
-}
-
-/** A peer id proposed at `connect()` (protocol/peer-id.ts), its PeerJS socket opening already. */
-export interface PeerProposal {
-  /** For `join.peerToken`. */
-  readonly peerToken: string;
-  /** Closes the early PeerJS socket if no transport took it over (the join failed, disconnect()). Idempotent. */
-  discard(): void;
+  prepare?(): void;
 }

@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '../../protocol/errors.js';
-import { MAX_PARKED_PEER_SOCKETS } from '../peer-parking.js';
 import { PeerSignaling } from '../peer-signaling.js';
 import type { Projects } from '../projects.js';
 import type { ResumeTokens } from '../resume-token.js';
@@ -174,11 +173,6 @@ export class ServerContext {
         maxMessagesPerSecond: settings.limits.maxPeerMessagesPerSecond,
         maxRefusals: settings.limits.maxRefusals,
         maxBufferedBytes: settings.limits.maxBufferedBytes,
-        parking: {
-          timeoutMs: settings.joinTimeoutMs,
-          maxPerAddress: settings.unjoinedLimited ? settings.limits.maxUnjoinedSocketsPerAddress : Infinity,
-          maxSockets: MAX_PARKED_PEER_SOCKETS,
-        },
       },
       log,
     );

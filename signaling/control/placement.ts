@@ -27,7 +27,7 @@ export async function placeNew(ctx: ServerContext, connection: Connection, messa
   const id = message.id;
   connection.clientId = randomId();
   connection.userId = userId;
-  issuePeerId(connection, ctx.peers.proposedIdFree(message.peerToken));
+  issuePeerId(connection);
   const outcome = await joinStore(ctx, connection, message.shardName, userInfo);
   if (!outcome.ok) {
     // A full named shard, for a client that would rather watch than be turned away.
@@ -66,15 +66,11 @@ async function admitNewShard(ctx: ServerContext, connection: Connection): Promis
   }
 }
 
-/**
- * A browser client's peer id and the token that registers it (backend clients have none): the
- * ones its join proposed (`proposed`, protocol/peer-id.ts; its PeerJS socket may be waiting for
- * them already) when that id is free, else the server's own.
- */
-function issuePeerId(connection: Connection, proposed: { readonly peerId: string; readonly token: string } | null = null): void {
+/** A browser client's peer id and the token that registers it (backend clients have none). */
+function issuePeerId(connection: Connection): void {
   if (connection.kind !== 'browser') return;
-  connection.peerId = proposed?.peerId ?? randomId(true);
-  connection.peerToken = proposed?.token ?? randomId();
+  connection.peerId = randomId(true);
+  connection.peerToken = randomId();
 }
 
 /** Places the connection's member in `shardName` (or, without one, in a shard with room) within its limits. */
