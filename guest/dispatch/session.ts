@@ -24,6 +24,7 @@ import {
   isShardName,
   MAX_HISTORY_EVENTS,
   MAX_USER_INFO_BYTES,
+  meshSignalText,
   SIGNALING_VERSION,
   type ConnectedClient,
   type EventMessage,
@@ -107,6 +108,7 @@ export class DispatchSession {
       onState: (message) => this.statePort.hooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
+      onSignal: (message) => this.#sender.peer?.onSignal(message.m),
       onWatchers: (count) => this.#audience.setCount(count),
       onSeat: () => this.#audience.seatAvailable(),
       onServerError: (error) => this.#emitError(error),
@@ -368,6 +370,8 @@ export class DispatchSession {
       ...(this.statePort.hooks ? { stateVector: this.statePort.hooks.stateVector() } : {}),
       // Only the first join asks for the recent events: a resume would replay them twice.
       ...(!resuming && this.#config.history ? { history: this.#config.history } : {}),
+      // The mesh's offers and candidates on this socket: no PeerJS socket to open and wait for (peer-transport.ts).
+      ...(this.#options.peerTransport ? { meshSignaling: 'control' } : {}),
     };
     this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
@@ -441,6 +445,7 @@ export class DispatchSession {
         url: this.url,
         peerId: reply.peer.id,
         peerToken: reply.peer.token,
+        ...(reply.peer.control === true ? { signal: (message: Readonly<Record<string, unknown>>) => this.#connection.write(meshSignalText(message)) } : {}),
         meshMaxMembers: reply.limits.meshMaxMembers,
         maxEventsPerSecond: reply.limits.maxEventsPerSecond,
         maxPayloadBytes: reply.limits.maxPayloadBytes,
