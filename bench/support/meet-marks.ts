@@ -49,7 +49,7 @@ export const MEET_MARKS_SCRIPT = `(() => {
     if (typeof data !== 'string') return undefined;
     const type = /"type":"([A-Za-z_-]+)"/.exec(data)?.[1];
     // A PeerJS message on the control socket: named by the message it carries.
-    return type === 'signal' ? 'signal ' + (/"m":\{"type":"([A-Z]+)"/.exec(data)?.[1] ?? '?') : type;
+    return type === 'signal' ? 'signal ' + (/"m":{"type":"([A-Z]+)"/.exec(data)?.[1] ?? '?') : type;
   };
   const NativeWebSocket = window.WebSocket;
   class MeetWebSocket extends NativeWebSocket {

@@ -27,7 +27,7 @@
  *   (control-signal.ts: no second socket, no handshake to wait for before
  *   the first offer), else on a PeerJS socket of the server's.
  */
-import type { DataConnection, Peer } from 'peerjs';
+import type { DataConnection, Peer, PeerOptions } from 'peerjs';
 import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, parsePeerState, type MemberWire, type MeshSignalFrame } from '../../protocol/signaling.js';
 import { ControlSignalLine, peerOnControl } from './control-signal.js';
 import { HeldCalls } from './held-calls.js';
@@ -128,7 +128,7 @@ class MeshTransport implements PeerTransport {
     const config: RTCConfiguration = this.#options.blockIceCandidates
       ? { iceServers: [], iceTransportPolicy: 'relay' }
       : { iceServers: [...(this.#options.iceServers ?? [{ urls: 'stun:stun.l.google.com:19302' }])] };
-    const peerOptions = {
+    const peerOptions: PeerOptions = {
       host: url.hostname,
       port: url.port ? Number(url.port) : secure ? 443 : 80,
       path: PEERJS_PATH,
