@@ -23,7 +23,10 @@
  *   - first mesh event: each other member's first event that came by a
  *     data channel (hello or a tick);
  *   - the steps between (control socket open, joined, connect() resolved,
- *     peerjs socket and OPEN, peer connection, offer, ICE, data channel).
+ *     peerjs socket and OPEN, peer connection, offer, ICE, data channel);
+ *     since issue 27 the kit's members signal on the control socket, so
+ *     the peerjs socket's steps are n/a for them and their offers are the
+ *     `signal` frames' (meet-marks.ts).
  * Targets (p50; p99 reported): presence ≤ 300 ms, first mesh event ≤ 500 ms,
  * for 2 and for 8 members.
  *

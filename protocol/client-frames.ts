@@ -5,6 +5,7 @@
 import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
 import { isEventName, MAX_RECIPIENTS, PROJECT_ID_PATTERN } from './signaling-constants.js';
+import { isMeshSignalMessage, type MeshSignalMessage } from './mesh-signal-frames.js';
 import { isPresenceState, type EventPayload, type PresenceState } from './signaling-members.js';
 import {
   base64CharsFor,
@@ -44,6 +45,11 @@ export interface JoinMessage {
   readonly stateVector?: string;
   /** The shard's last this-many events, replayed after `joined` (at most {@link MAX_HISTORY_EVENTS}). */
   readonly history?: number;
+  /**
+   * A browser client's mesh signals on this socket (`signal` frames, mesh-signal-frames.ts) rather
+   * than on a PeerJS socket; `joined.peer.control` says whether the server agreed.
+   */
+  readonly meshSignaling?: 'control';
 }
 /** Tells the shard whether this member is looked at ({@link PresenceState}); answered `ok`. */
 export interface FocusMessage {
@@ -109,7 +115,18 @@ export interface LeaveMessage {
 
 /** Everything a client may send. */
 export type ClientMessage =
-  JoinMessage | IdentifyMessage | UserInfoMessage | EmitMessage | InfoRequest | PingMessage | LeaveMessage | FocusMessage | TakeSeatMessage | StateUpdateMessage | StateSyncRequest;
+  | JoinMessage
+  | IdentifyMessage
+  | UserInfoMessage
+  | EmitMessage
+  | InfoRequest
+  | PingMessage
+  | LeaveMessage
+  | FocusMessage
+  | TakeSeatMessage
+  | StateUpdateMessage
+  | StateSyncRequest
+  | MeshSignalMessage;
 
 function isRecipients(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.length <= MAX_RECIPIENTS && value.every((item) => isId(item, 256));
@@ -128,6 +145,7 @@ const CLIENT_FRAME_TYPES: { readonly [Type in ClientMessage['type']]: true } = {
   takeSeat: true,
   state: true,
   stateSync: true,
+  signal: true,
 };
 
 function isClientFrameType(value: unknown): value is ClientMessage['type'] {
@@ -169,6 +187,7 @@ export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_S
       if (value['stateVector'] !== undefined && !isBase64(value['stateVector'], MAX_STATE_VECTOR_CHARS)) return null;
       const history = value['history'];
       if (history !== undefined && !(isCount(history) && history <= MAX_HISTORY_EVENTS)) return null;
+      if (value['meshSignaling'] !== undefined && value['meshSignaling'] !== 'control') return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':
@@ -180,6 +199,8 @@ export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_S
     case 'state':
     case 'stateSync':
       return parseStateClientFrame(value, base64CharsFor(maxStateBytes));
+    case 'signal':
+      return isMeshSignalMessage(value) ? value : null;
     case 'info':
     case 'leave':
     case 'takeSeat':

@@ -5,6 +5,7 @@
 import { isErrorCode, type SerializedError } from './errors.js';
 import { unreachable } from './exhaustive.js';
 import { isCount, isId, isObject, isPayload, isTime } from './frame-guards.js';
+import { isMeshSignalFrame, type MeshSignalFrame } from './mesh-signal-frames.js';
 import { isShardName, type WireLimits } from './signaling-constants.js';
 import { isPresenceState, type EventPayload, type MemberWire, type ShardInfo } from './signaling-members.js';
 import {
@@ -28,8 +29,11 @@ export interface JoinedMessage {
   readonly resumed: boolean;
   /** Highest event `seq` the server has from this client (0 when it knows none): resend only later ones. */
   readonly lastSeq: number;
-  /** This client's peer id and the token that binds it (browser clients). */
-  readonly peer: { readonly id: string; readonly token: string } | null;
+  /**
+   * This client's peer id and the token that binds it (browser clients). `control`: its mesh signals
+   * on the control socket, as its join asked (mesh-signal-frames.ts); absent: on a PeerJS socket.
+   */
+  readonly peer: { readonly id: string; readonly token: string; readonly control?: true } | null;
   readonly members: readonly MemberWire[];
   readonly limits: WireLimits;
   /** The verified user id when `authorization` was valid. */
@@ -115,7 +119,8 @@ export type ServerMessage =
   | SeatMessage
   | StateSyncedMessage
   | StateRelayMessage
-  | StateResyncMessage;
+  | StateResyncMessage
+  | MeshSignalFrame;
 
 function isSerializedError(value: unknown): value is SerializedError {
   return isObject(value) && isErrorCode(value['code']) && typeof value['message'] === 'string';
@@ -169,6 +174,7 @@ const SERVER_FRAME_TYPES: { readonly [Type in ServerMessage['type']]: true } = {
   stateSynced: true,
   state: true,
   stateResync: true,
+  signal: true,
 };
 
 function isServerFrameType(value: unknown): value is ServerMessage['type'] {
@@ -213,7 +219,7 @@ export function parseServerMessage(value: unknown, attachment: Uint8Array | null
         typeof value['resumeToken'] === 'string' &&
         typeof value['resumed'] === 'boolean' &&
         isCount(value['lastSeq']) &&
-        (peer === null || (isObject(peer) && isId(peer['id']) && isId(peer['token']))) &&
+        (peer === null || (isObject(peer) && isId(peer['id']) && isId(peer['token']) && (peer['control'] === undefined || peer['control'] === true))) &&
         Array.isArray(value['members']) &&
         value['members'].every(isMember) &&
         isObject(limits) &&
@@ -237,6 +243,8 @@ export function parseServerMessage(value: unknown, attachment: Uint8Array | null
       return isCount(value['count']) ? (value as unknown as WatchersMessage) : null;
     case 'seat':
       return { type: 'seat' };
+    case 'signal':
+      return isMeshSignalFrame(value) ? value : null;
     case 'error':
       return isSerializedError(value['error']) && (value['id'] === undefined || isCount(value['id'])) && (value['seq'] === undefined || isCount(value['seq']))
         ? (value as unknown as ErrorMessage)

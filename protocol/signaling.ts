@@ -9,6 +9,8 @@
  * - client-frames.ts / server-frames.ts: the control socket's frames each
  *   way, with their guards (frame-guards.ts: the field checks they share);
  * - peer-frames.ts: the data channel's event and acknowledgement frames;
+ * - mesh-signal-frames.ts: the mesh's signalling (offers, answers, ICE
+ *   candidates) carried on the control socket (`signal`);
  * - event-frames.ts: an event's frame texts, its payload serialized once;
  * - handshake-join.ts: the join carried in the WebSocket handshake (v2);
  * - clock.ts: the clock both sides stamp times with.
@@ -46,12 +48,19 @@
  * 4. A client whose socket dropped sends `join` again with `resume`; within
  *    the grace period it keeps its client id and shard, and the server tells
  *    it the last event sequence number it received so nothing is sent twice.
+ * 5. The mesh: a browser client that asked (`join.meshSignaling: 'control'`,
+ *    confirmed by `joined.peer.control`) sends and hears its pairs' offers,
+ *    answers and ICE candidates as `signal` frames on this socket
+ *    (mesh-signal-frames.ts); any other opens a PeerJS socket
+ *    (`/peerjs/peerjs`, signaling/peer-signaling.ts) with the peer id and
+ *    token of `joined`. The server routes between both.
  */
 export * from './signaling-constants.js';
 export * from './signaling-members.js';
 export * from './client-frames.js';
 export * from './server-frames.js';
 export * from './peer-frames.js';
+export * from './mesh-signal-frames.js';
 export * from './event-frames.js';
 export * from './handshake-join.js';
 export * from './clock.js';

@@ -16,6 +16,13 @@
  * `src` and forwards, or answers `EXPIRE` when the destination never comes.
  * A destination on another node (Redis) is reached through a
  * {@link RemotePeerRoute}: the shard's pub/sub channel.
+ *
+ * A member may signal on its control socket instead (issue 27,
+ * protocol/mesh-signal-frames.ts): its peer id is registered with a
+ * {@link PeerLine} (the control connection) and never has a PeerJS socket.
+ * Its frames come through {@link PeerSignaling.fromLine} and go through the
+ * same bucket, scope and routing; frames for it go down its line. Members of
+ * both kinds signal to each other.
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
@@ -24,12 +31,26 @@ import { CLOSE_CODES, PEERJS_KEY } from '../protocol/signaling.js';
 import { sameSecret } from './services/http.js';
 import { closeSoon } from './close-soon.js';
 
+/**
+ * A member's control socket as its signalling path (the server's control side
+ * makes it: handlers/signal.ts): frames for the member, and a refusal of one of
+ * its frames, counted like the control socket's own.
+ */
+export interface PeerLine {
+  /** Sends a PeerJS server message text (`{"type":…,"src":…}`) to the member, in a `signal` frame. */
+  send(message: string): void;
+  /** One of the member's signal frames was dropped (over the rate): a refusal of its control socket. */
+  refused(what: string): void;
+}
+
 /** A peer id the server issued to one client. */
 interface PeerEntry {
   readonly peerId: string;
   readonly token: string;
   /** `projectId\0shardName`: peers may only signal within it. */
   readonly scope: string;
+  /** The member signals on its control socket: never a PeerJS socket, nothing queued. */
+  readonly line: PeerLine | null;
   socket: WebSocket | null;
   /** Messages that arrived before the destination's socket opened; {@link NO_MESSAGES} (shared) while none. */
   queue: QueuedMessage[];
@@ -142,12 +163,13 @@ export class PeerSignaling {
   readonly #alive = new WeakSet<WebSocket>();
   #forwarded = 0;
 
-  /** Binds a new peer id to a client of `scope`. */
-  register(peerId: string, token: string, scope: string): void {
+  /** Binds a new peer id to a client of `scope`; `line`: it signals on its control socket. */
+  register(peerId: string, token: string, scope: string, line: PeerLine | null = null): void {
     this.#peers.set(peerId, {
       peerId,
       token,
       scope,
+      line,
       socket: null,
       queue: NO_MESSAGES,
       frameMilliTokens: this.#limits.maxMessagesPerSecond * 2000,
@@ -186,8 +208,9 @@ export class PeerSignaling {
     const token = params.get('token') ?? '';
     const entry = this.#peers.get(id);
     if (params.get('key') !== PEERJS_KEY) return this.#refuseSocket(socket, 'INVALID-KEY', 'Invalid key provided');
-    if (!entry || !sameSecret(token, entry.token)) {
-      // Never issued, revoked, or someone else's id: this is what binds ids to clients.
+    if (!entry || !sameSecret(token, entry.token) || entry.line) {
+      // Never issued, revoked, or someone else's id: this is what binds ids to clients. A member
+      // that signals on its control socket has one path only.
       return this.#refuseSocket(socket, 'ID-TAKEN', 'ID is taken');
     }
     if (entry.socket && entry.socket !== socket) entry.socket.terminate();
@@ -227,6 +250,17 @@ export class PeerSignaling {
     this.#onMessage(entry, text);
   }
 
+  /**
+   * A PeerJS message of a member that signals on its control socket (a checked `signal` frame of
+   * `chars` characters): the same bucket and routing as a PeerJS socket's frame.
+   */
+  fromLine(peerId: string, type: string, dst: string, payload: unknown, chars: number): void {
+    const entry = this.#peers.get(peerId);
+    if (!entry?.line) return;
+    if (!this.#takeFrame(entry, 1 + Math.floor(chars / CHARS_PER_TOKEN))) return entry.line.refused('over the peer signalling rate');
+    this.#route(entry, type, dst, payload);
+  }
+
   /** Takes `cost` frame tokens (rate maxMessagesPerSecond, burst twice); false when the bucket has fewer. */
   #takeFrame(entry: PeerEntry, cost: number): boolean {
     const rate = this.#limits.maxMessagesPerSecond;
@@ -248,6 +282,7 @@ export class PeerSignaling {
 
   /** Counts a refused frame; past the allowance the socket closes with 4029. */
   #refuse(entry: PeerEntry, what: string): void {
+    if (entry.line) return entry.line.refused(what);
     if (this.#limits.maxRefusals === Infinity) return;
     if (entry.refusalMilliTokens >= 1000) {
       entry.refusalMilliTokens -= 1000;
@@ -310,7 +345,18 @@ export class PeerSignaling {
 
   /** Tells `source` that `dst` is unavailable (peerjs reports peer-unavailable; the pair relays). */
   #expire(source: PeerEntry, dst: string): void {
-    if (source.socket) this.#send(source.socket, JSON.stringify({ type: 'EXPIRE', src: dst }));
+    this.#deliver(source, JSON.stringify({ type: 'EXPIRE', src: dst }));
+  }
+
+  /** Sends a message to a peer by its line or its socket; false when it has neither open (the caller queues it). */
+  #deliver(target: PeerEntry, message: string): boolean {
+    if (target.line) {
+      target.line.send(message);
+      return true;
+    }
+    if (!target.socket) return false;
+    this.#send(target.socket, message);
+    return true;
   }
 
   /** One heartbeat round: terminates peer sockets silent since the last round, pings the rest. */
@@ -353,9 +399,8 @@ export class PeerSignaling {
       return;
     }
     if (typeof type !== 'string' || !FORWARDED.has(type) || typeof src !== 'string') return;
-    if (target.socket) this.#send(target.socket, frame);
     // The sender is on another node: that node hears of a full queue only as a peer that never answers.
-    else if (type !== 'LEAVE' && type !== 'EXPIRE') this.#enqueue(target, frame, src);
+    if (!this.#deliver(target, frame) && type !== 'LEAVE' && type !== 'EXPIRE') this.#enqueue(target, frame, src);
   }
 
   /** Closes every peer socket. */
@@ -381,7 +426,13 @@ export class PeerSignaling {
     }
     if (typeof message !== 'object' || message === null) return;
     const { type, dst, payload } = message as { type?: unknown; dst?: unknown; payload?: unknown };
-    if (type === 'HEARTBEAT' || typeof type !== 'string' || !FORWARDED.has(type) || typeof dst !== 'string') return;
+    if (type === 'HEARTBEAT' || typeof type !== 'string' || typeof dst !== 'string') return;
+    this.#route(source, type, dst, payload);
+  }
+
+  /** Forwards one message of `source` to `dst` within its shard (this node, another node, or a queue), or answers EXPIRE. */
+  #route(source: PeerEntry, type: string, dst: string, payload: unknown): void {
+    if (!FORWARDED.has(type)) return;
     const target = this.#peers.get(dst);
     if (!target && this.#remote) {
       // Maybe a member of the same shard on another node: that node checks the scope again on arrival.
@@ -396,7 +447,6 @@ export class PeerSignaling {
     }
     const out = JSON.stringify({ type, src: source.peerId, dst, payload });
     this.#forwarded++;
-    if (target.socket) this.#send(target.socket, out);
-    else if (type !== 'LEAVE' && type !== 'EXPIRE' && !this.#enqueue(target, out, source.peerId)) this.#expire(source, dst);
+    if (!this.#deliver(target, out) && type !== 'LEAVE' && type !== 'EXPIRE' && !this.#enqueue(target, out, source.peerId)) this.#expire(source, dst);
   }
 }

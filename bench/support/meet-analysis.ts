@@ -44,8 +44,17 @@ export const STEPS: readonly { readonly name: string; readonly at: (report: Memb
   { name: 'peerjs socket made (peerjs loaded)', at: (r) => first(r.marks, 'peer socket made') },
   { name: 'peerjs socket open', at: (r) => first(r.marks, 'peer socket open') },
   { name: 'peerjs OPEN (peer id registered)', at: (r) => first(r.marks, 'peer ← OPEN') },
-  { name: 'first peer connection made', at: (r) => after(r.marks, 'peer connection made', first(r.marks, 'peer socket made')) },
-  { name: 'first offer sent or received', at: (r) => min(first(r.marks, 'peer → OFFER'), first(r.marks, 'peer ← OFFER')) },
+  // After the peerjs socket was made, or (issue 27: no peerjs socket, the mesh signals on the control socket) after
+  // `joined`: then peerjs's own support probe counts too when peerjs finished loading after `joined`.
+  {
+    name: 'first peer connection made',
+    at: (r) => after(r.marks, 'peer connection made', first(r.marks, 'peer socket made') ?? first(r.marks, 'control ← joined')),
+  },
+  // On the PeerJS socket, or (issue 27) in a `signal` frame of the control socket.
+  {
+    name: 'first offer sent or received',
+    at: (r) => min(first(r.marks, 'peer → OFFER'), first(r.marks, 'peer ← OFFER'), first(r.marks, 'control → signal OFFER'), first(r.marks, 'control ← signal OFFER')),
+  },
   { name: 'first ICE connected', at: (r) => first(r.marks, 'ICE connected') },
   { name: 'first data channel open', at: (r) => first(r.marks, 'data channel open') },
   { name: 'last ICE connected', at: (r) => last(r.marks, 'ICE connected') },

@@ -8,7 +8,9 @@
  * - control socket made / open, the first frame of each type on it
  *   (`joined`, `pong`, `presence`, `event`) and each frame type it sends;
  * - peerjs socket made / open, its frames (`OPEN`, `OFFER`, `ANSWER`,
- *   `CANDIDATE`) both ways;
+ *   `CANDIDATE`) both ways; the same PeerJS messages in the control socket's
+ *   `signal` frames (issue 27: the mesh's signalling on the control socket),
+ *   marked `control → signal OFFER` and so on;
  * - each RTCPeerConnection made, its ICE connected, each data channel open;
  * - per peer connection, the time from its offer to its channel open (PAIR_SETUP: a duration).
  *
@@ -43,7 +45,12 @@ export const MEET_MARKS_SCRIPT = `(() => {
   const mark = (name) => { (marks[name] ??= []).push(wall()); };
   const state = { marks, onChannel: 0, mark, wall };
   Object.defineProperty(window, '__meet', { value: state });
-  const typeOf = (data) => (typeof data === 'string' ? /"type":"([A-Za-z_-]+)"/.exec(data)?.[1] : undefined);
+  const typeOf = (data) => {
+    if (typeof data !== 'string') return undefined;
+    const type = /"type":"([A-Za-z_-]+)"/.exec(data)?.[1];
+    // A PeerJS message on the control socket: named by the message it carries.
+    return type === 'signal' ? 'signal ' + (/"m":{"type":"([A-Z]+)"/.exec(data)?.[1] ?? '?') : type;
+  };
   const NativeWebSocket = window.WebSocket;
   class MeetWebSocket extends NativeWebSocket {
     constructor(url, protocols) {

@@ -16,6 +16,7 @@ import {
   type EventMessage,
   type JoinedMessage,
   type JoinMessage,
+  type MeshSignalFrame,
   type PresenceMessage,
   type ServerMessage,
   type StateRelayMessage,
@@ -35,6 +36,8 @@ export interface ControlConnectionHost {
    * changes that follow `joined` would otherwise be applied before its member list.
    */
   onJoined(message: JoinedMessage): void;
+  /** A PeerJS message for this member's mesh, signalled on the control socket (mesh-signal-frames.ts). */
+  onSignal(message: MeshSignalFrame): void;
   /** How many spectators watch the shard now. */
   onWatchers(count: number): void;
   /** To a spectator: a player left for good, a seat may be free. */
@@ -303,6 +306,8 @@ export class ControlConnection {
       case 'state':
       case 'stateResync':
         return this.#host.onState(message);
+      case 'signal':
+        return this.#host.onSignal(message);
       case 'error': {
         const error = deserializeError(message.error);
         const pending = message.id !== undefined ? this.#pending.get(message.id) : undefined;

@@ -22,6 +22,8 @@ export interface JoinInputs {
   readonly resumeToken: string;
   /** The shard state's vector, when a state is attached (state-port.ts). */
   readonly stateVector: string | undefined;
+  /** Asks for the mesh's signalling on the control socket (peer-transport.ts): the client has a mesh. */
+  readonly meshSignaling: boolean;
 }
 
 export function joinFrame(input: JoinInputs): JoinMessage {
@@ -46,5 +48,7 @@ export function joinFrame(input: JoinInputs): JoinMessage {
     ...(input.stateVector !== undefined ? { stateVector: input.stateVector } : {}),
     // Only the first join asks for the recent events: a resume would replay them twice.
     ...(!resuming && config.history ? { history: config.history } : {}),
+    // The mesh's offers and candidates on this socket: no PeerJS socket to open and wait for (peer-transport.ts).
+    ...(input.meshSignaling ? { meshSignaling: 'control' } : {}),
   };
 }

@@ -11,11 +11,14 @@
  * stand-in takes its place until it is: it reaches nobody (the session relays
  * meanwhile, as it does for any pair not open yet) and remembers the members.
  */
-import type { MemberWire } from '../../protocol/signaling.js';
+import type { MemberWire, MeshSignalFrame } from '../../protocol/signaling.js';
 import { webRtcAvailable } from './browser-endpoint.js';
 import type * as PeerTransportModule from './peer-transport.js';
 import type { PeerTransportOptions } from './peer-transport.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
+
+/** Signals kept for the mesh while its module loads: an offer and a few candidates from each of a mesh's members. */
+const MAX_PENDING_SIGNALS = 256;
 
 /** The mesh's module, loading or loaded: one load per page, shared by every client. */
 let meshModule: Promise<typeof PeerTransportModule> | null = null;
@@ -69,6 +72,8 @@ class PendingMesh implements PeerTransport {
   #mesh: PeerTransport | null = null;
   #closed = false;
   #members: { readonly members: readonly MemberWire[]; readonly self: string } | null = null;
+  /** Signals for the mesh that came before it (the session bounds how many it passes on). */
+  #signals: MeshSignalFrame['m'][] = [];
 
   constructor(load: Promise<PeerTransportFactory>, init: PeerTransportInit, host: PeerTransportHost) {
     load.then(
@@ -78,6 +83,7 @@ class PendingMesh implements PeerTransport {
         this.#mesh = mesh;
         if (this.#members) mesh.setMembers(this.#members.members, this.#members.self);
         this.#members = null;
+        for (const message of this.#signals.splice(0)) mesh.onSignal(message);
       },
       (error: unknown) => console.warn('platform-kit: the mesh could not be loaded; every event goes through the relay', error),
     );
@@ -101,6 +107,11 @@ class PendingMesh implements PeerTransport {
     else this.#members = { members, self: selfClientId };
   }
 
+  onSignal(message: MeshSignalFrame['m']): void {
+    if (this.#mesh) this.#mesh.onSignal(message);
+    else if (!this.#closed && this.#signals.length < MAX_PENDING_SIGNALS) this.#signals.push(message);
+  }
+
   paths(): Record<string, 'peer' | 'connecting' | 'relay'> {
     // The session lists every other member as 'relay' under what this returns.
     return this.#mesh?.paths() ?? {};
@@ -109,6 +120,7 @@ class PendingMesh implements PeerTransport {
   close(handOver?: boolean): void {
     this.#closed = true;
     this.#members = null;
+    this.#signals = [];
     this.#mesh?.close(handOver);
   }
 }

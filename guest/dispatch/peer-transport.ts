@@ -23,9 +23,13 @@
  *   create more) and relays.
  * - peerjs is loaded on first use (dynamic import), from `connect()` on:
  *   a template that never connects never downloads it.
+ * - Signalling: on the control socket when `joined` says so
+ *   (control-signal.ts: no second socket, no handshake to wait for before
+ *   the first offer), else on a PeerJS socket of the server's.
  */
-import type { DataConnection, Peer } from 'peerjs';
-import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, parsePeerState, type MemberWire } from '../../protocol/signaling.js';
+import type { DataConnection, Peer, PeerOptions } from 'peerjs';
+import { PEER_ACK_PREFIX, PEER_STATE_PREFIX, PEERJS_KEY, PEERJS_PATH, parsePeerAck, parsePeerState, type MemberWire, type MeshSignalFrame } from '../../protocol/signaling.js';
+import { ControlSignalLine, peerOnControl } from './control-signal.js';
 import { HeldCalls } from './held-calls.js';
 import { peerConnectionsCreated, spendPeerConnection } from './peer-budget.js';
 import { PeerLink } from './peer-link.js';
@@ -94,13 +98,20 @@ class MeshTransport implements PeerTransport {
   #closed = false;
   #members: readonly MemberWire[] = [];
   #self = '';
+  /** The control socket as the signalling path (`init.signal`); it keeps what comes before peerjs is there. */
+  readonly #line: ControlSignalLine | null;
 
   constructor(init: PeerTransportInit, host: PeerTransportHost, options: PeerTransportOptions) {
     this.#init = init;
     this.#host = host;
     this.#options = options;
     this.#held = new HeldCalls(options.p2pTimeoutMs ?? 10_000);
+    this.#line = init.signal ? new ControlSignalLine(init.signal) : null;
     void this.#start();
+  }
+
+  onSignal(message: MeshSignalFrame['m']): void {
+    if (!this.#closed) this.#line?.receive(message);
   }
 
   async #start(): Promise<void> {
@@ -117,7 +128,7 @@ class MeshTransport implements PeerTransport {
     const config: RTCConfiguration = this.#options.blockIceCandidates
       ? { iceServers: [], iceTransportPolicy: 'relay' }
       : { iceServers: [...(this.#options.iceServers ?? [{ urls: 'stun:stun.l.google.com:19302' }])] };
-    const peer = new PeerClass(this.#init.peerId, {
+    const peerOptions: PeerOptions = {
       host: url.hostname,
       port: url.port ? Number(url.port) : secure ? 443 : 80,
       path: PEERJS_PATH,
@@ -130,7 +141,14 @@ class MeshTransport implements PeerTransport {
       // LogLevel.Disabled: the enum's value is not imported (peerjs itself loads lazily; only its types are imported here).
       // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
       debug: 0,
-    });
+    };
+    const line = this.#line;
+    const peer = line ? peerOnControl(PeerClass, this.#init.peerId, peerOptions, line) : new PeerClass(this.#init.peerId, peerOptions);
+    if (!peer) {
+      // The server expects this member's signals on the control socket and refuses it a PeerJS socket.
+      console.warn('platform-kit: this peerjs cannot signal on the control socket; every event goes through the relay');
+      return;
+    }
     this.#peer = peer;
     peer.on('open', () => {
       this.#open = true;

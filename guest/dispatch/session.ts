@@ -23,10 +23,12 @@ import {
   DEFAULT_WIRE_LIMITS,
   isShardName,
   MAX_HISTORY_EVENTS,
+  meshSignalText,
   type ConnectedClient,
   type EventMessage,
   type EventPayload,
   type JoinedMessage,
+  type MeshSignalFrame,
   type PresenceMessage,
   type PresenceState,
   type ShardInfo,
@@ -52,6 +54,9 @@ import type {
 } from './types.js';
 import { StatePort } from './state-port.js';
 
+/** Signals kept for a mesh not started yet: an offer and a few candidates from each of a mesh's members. */
+const MAX_EARLY_SIGNALS = 256;
+
 /** Refusals of a join that no retry can fix: a reconnection that meets one gives up. */
 const FINAL_JOIN_ERRORS: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'ORIGIN_REFUSED', 'SHARD_FULL', 'TOO_MANY_SHARDS', 'UNSUPPORTED']);
 
@@ -68,6 +73,8 @@ export class DispatchSession {
   #userInfo: EventPayload = {};
   #userId: string | null = null;
   #peerKey = '';
+  /** Signals that came before the mesh started (it starts a task after connect() resolves). */
+  readonly #earlySignals: MeshSignalFrame['m'][] = [];
   readonly #listeners: DispatchListeners;
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
@@ -95,6 +102,7 @@ export class DispatchSession {
       onState: (message) => this.statePort.hooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
+      onSignal: (message) => this.#onSignal(message.m),
       onWatchers: (count) => this.#audience.setCount(count),
       onSeat: () => this.#audience.seatAvailable(),
       onServerError: (error) => this.#emitError(error),
@@ -349,6 +357,8 @@ export class DispatchSession {
       previous: this.#info,
       resumeToken: this.#resumeToken,
       stateVector: this.statePort.hooks?.stateVector(),
+      // The mesh's offers and candidates on this socket: no PeerJS socket to open and wait for (peer-transport.ts).
+      meshSignaling: this.#options.peerTransport !== undefined,
     });
     this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
@@ -378,11 +388,14 @@ export class DispatchSession {
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
     }
     this.#clock.restart(reply.s);
-    // A first join starts the mesh now, beside the clock sync: its peerjs socket, offers and ICE
-    // take several round trips, and none of them needs the clock. Frames that come on a channel
-    // before connect() resolves are delivered, as relayed ones already were. A resume starts it
-    // after the new relay (below): a mesh it replaces hands what it did not deliver to that relay.
-    if (!resuming) this.#startPeer(reply);
+    // A first join starts a mesh that signals on a PeerJS socket now, beside the clock sync: that
+    // socket's handshake, the offers and ICE take several round trips, and none of them needs the
+    // clock. Frames that come on a channel before connect() resolves are delivered, as relayed ones
+    // already were. A mesh that signals on this socket (issue 27) has no handshake to wait for: it
+    // starts a task after connect() resolved (below). A resume starts it after the new relay
+    // (below): a mesh it replaces hands what it did not deliver to that relay.
+    const meshOnControl = reply.peer?.control === true;
+    if (!resuming && !meshOnControl) this.#startPeer(reply);
     if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
@@ -402,6 +415,18 @@ export class DispatchSession {
     // Before connect() resolves: the listeners registered before it hear them (replayed: true).
     for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
     this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
+    // Measured (players-meet, 8 members): started at `joined`, the mesh's offers and candidates went
+    // on this socket before the application's first events and held them back in every member's page
+    // (the first event by the relay 145–194 → 229–323 ms p50). A task later, what the application
+    // emits as connect() resolves has left first; signals for us meanwhile wait in #earlySignals.
+    if (!resuming && meshOnControl) setTimeout(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#startPeer(reply), 0);
+  }
+
+  /** A `signal` frame for the mesh: to the transport, or kept (bounded) until it starts. */
+  #onSignal(message: MeshSignalFrame['m']): void {
+    const peer = this.#sender.peer;
+    if (peer) peer.onSignal(message);
+    else if (this.#earlySignals.length < MAX_EARLY_SIGNALS) this.#earlySignals.push(message);
   }
 
   #startPeer(reply: JoinedMessage): void {
@@ -422,6 +447,7 @@ export class DispatchSession {
         url: this.url,
         peerId: reply.peer.id,
         peerToken: reply.peer.token,
+        ...(reply.peer.control === true ? { signal: (message: Readonly<Record<string, unknown>>) => this.#connection.write(meshSignalText(message)) } : {}),
         meshMaxMembers: reply.limits.meshMaxMembers,
         maxEventsPerSecond: reply.limits.maxEventsPerSecond,
         maxPayloadBytes: reply.limits.maxPayloadBytes,
@@ -435,6 +461,7 @@ export class DispatchSession {
     );
     this.#sender.peer = peer;
     peer.setMembers([...members.values()], reply.clientId);
+    for (const message of this.#earlySignals.splice(0)) peer.onSignal(message);
   }
 
   #scheduleReconnect(): void {
@@ -463,6 +490,7 @@ export class DispatchSession {
   }
 
   #teardown(): void {
+    this.#earlySignals.length = 0;
     this.#connection.close();
     this.#sender.close();
     this.#peerKey = '';

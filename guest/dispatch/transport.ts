@@ -7,7 +7,7 @@
  * application never sees which one carried an event.
  */
 import type { PlatformError } from '../../protocol/errors.js';
-import type { MemberWire } from '../../protocol/signaling.js';
+import type { MemberWire, MeshSignalFrame } from '../../protocol/signaling.js';
 
 /**
  * A data path. An event reaches a path as its frame body (eventFrameBody in
@@ -62,6 +62,8 @@ export interface PeerTransport extends DataTransport {
   setMembers(members: readonly MemberWire[], selfClientId: string): void;
   /** Path per member, for diagnostics and tests. */
   paths(): Record<string, 'peer' | 'connecting' | 'relay'>;
+  /** A `signal` frame of the control socket: a PeerJS message for this member's mesh (when `PeerTransportInit.signal` is given). */
+  onSignal(message: MeshSignalFrame['m']): void;
   /**
    * Ends the mesh. With `handOver`, the events still unacknowledged on each
    * channel go to `onUndelivered` first (the session replaces this transport
@@ -76,6 +78,11 @@ export interface PeerTransportInit {
   readonly url: string;
   readonly peerId: string;
   readonly peerToken: string;
+  /**
+   * Present when the mesh signals on the control socket (`joined.peer.control`): sends a PeerJS
+   * message as a `signal` frame. Absent: the mesh opens a PeerJS socket with the id and token.
+   */
+  readonly signal?: (message: Readonly<Record<string, unknown>>) => void;
   readonly meshMaxMembers: number;
   /** The shard's limits (from the server): a peer's channel is held to them at the door. */
   readonly maxEventsPerSecond: number;

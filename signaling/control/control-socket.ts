@@ -30,6 +30,8 @@ export class Connection {
   userId: string | null = null;
   peerId: string | null = null;
   peerToken = '';
+  /** Its join asked to signal the mesh on this socket (handlers/signal.ts) rather than on a PeerJS socket. */
+  meshOnControl = false;
   maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
   /** A spectator (spectators.ts): in its hub's `spectators`, in no member list, sends no event. */
   spectator = false;

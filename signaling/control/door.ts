@@ -35,6 +35,7 @@ import { onInfo } from './handlers/info.js';
 import { onJoinFrame } from './handlers/join.js';
 import { onLeave } from './handlers/leave.js';
 import { onPing } from './handlers/ping.js';
+import { onSignal } from './handlers/signal.js';
 import { onStateSync, onStateUpdate } from './handlers/state.js';
 import { onTakeSeat } from './handlers/take-seat.js';
 import { onUserInfo } from './handlers/user-info.js';
@@ -82,6 +83,8 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
   if (message === null) return invalid(ctx, connection, now, 'malformed frame');
   // The hot path: an event goes on with its text, which the relayed frame is spliced from.
   if (message.type === 'emit') return onEmit(ctx, connection, message, text, bytes, now);
+  // A mesh signal is held to the peer's rate, as on a PeerJS socket (handlers/signal.ts), not the requests'.
+  if (message.type === 'signal') return onSignal(ctx, connection, message, bytes);
   onClientMessage(ctx, connection, message, bytes, now);
 }
 
@@ -89,6 +92,7 @@ export function onMessage(ctx: ServerContext, connection: Connection, data: RawD
 export function onClientMessage(ctx: ServerContext, connection: Connection, message: ClientMessage, bytes: number, now: number): void {
   // Without its text (none here: the handshake carries only joins) an event is serialized anew.
   if (message.type === 'emit') return onEmit(ctx, connection, message, '', bytes, now);
+  if (message.type === 'signal') return onSignal(ctx, connection, message, bytes);
   if (!take(connection, 'message', ctx.limits.maxMessagesPerSecond, now)) {
     saveBuckets(ctx, connection, now);
     // A ping over the rate is not answered (its clock sample would be late anyway), but it is refused all the same.

@@ -1,4 +1,5 @@
 import { expect } from '@esm-bundle/chai';
+import { executeServerCommand } from '@web/test-runner-commands';
 import { createDispatch, peerConnectionsCreated } from '../../guest/dispatch/index.js';
 import { backendConnect, backendDisconnect, backendReceived, type Member, memberSuite, sleep, waitUntil, waitUntilAsync } from './support/dispatch-member.js';
 
@@ -54,6 +55,13 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     expect((await backendReceived('mesh-backend')).map((e) => e.payload['i'])).to.deep.equal(Array.from({ length: sent }, (_, i) => i));
     expect(await a.command('peerConnections')).to.deep.equal({ page: 2, mesh: 1 }); // + peerjs's support probe
     await backendDisconnect('mesh-backend');
+  });
+
+  it('signals on the control socket (issue 27): the pair opens with no PeerJS socket on the server', async () => {
+    const { a, infoB } = await openPair('control-signal-room');
+    const metrics = await executeServerCommand<Record<string, number>, object>('signaling-metrics', {});
+    expect(metrics['peer_sockets']).to.equal(0);
+    expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('peer');
   });
 
   it('notices a failed ICE pair within 10 s and relays without the application seeing a gap', async () => {

@@ -101,6 +101,16 @@ async function issueToken(userId, ttlSeconds = 600) {
 const commands = {
   'signaling-url': async () => ({ url, project: PROJECT }),
   'signaling-user-token': async ({ userId, ttlSeconds }) => ({ token: await issueToken(userId, ttlSeconds) }),
+  // The server's GET /metrics (Prometheus text) as { name: value }, e.g. peer_sockets.
+  'signaling-metrics': async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => [line.split(' ')[0].replace(/^platform_kit_/, ''), Number(line.split(' ')[1])]),
+    );
+  },
   'signaling-restart': async ({ downMs = 300 } = {}) => {
     const keep = port;
     await stopServer();

@@ -19,6 +19,7 @@ import { fail, refuse } from '../refusals.js';
 import { attach, detach } from '../relay.js';
 import { finalize } from '../member-session.js';
 import { totalWatchers } from '../spectators.js';
+import { controlLine } from './signal.js';
 import { syncReply } from './state.js';
 
 /** Handles a join; a failure of the store or of the server itself is answered, never thrown. */
@@ -72,6 +73,7 @@ async function joinInTurn(ctx: ServerContext, connection: Connection, message: J
   if (identity === null) return;
 
   connection.away = message.state === 'away';
+  connection.meshOnControl = message.meshSignaling === 'control' && message.kind === 'browser';
   // A spectator is never resumed: it holds no place to take back (spectators.ts).
   const resumed = message.resume && message.spectator !== true ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : false;
   if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
@@ -95,7 +97,7 @@ async function joinInTurn(ctx: ServerContext, connection: Connection, message: J
   connection.held = [];
   // The hub's key is the peer's scope: one string per shard, not one per client.
   const scope = attach(ctx, connection);
-  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
+  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.meshOnControl ? controlLine(ctx, connection) : null);
   let members: readonly MemberRecord[];
   let extras: JoinExtras;
   try {
@@ -166,7 +168,7 @@ export function answerJoined(
     resumeToken: connection.spectator ? '' : ctx.running().resumeTokens.issue(ctx.bootId, connection.projectId, connection.shardName, connection.clientId),
     resumed,
     lastSeq: connection.lastSeq,
-    peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken } : null,
+    peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken, ...(connection.meshOnControl ? { control: true } : {}) } : null,
     members: list,
     limits: ctx.settings.wireLimits,
     userId: connection.userId,

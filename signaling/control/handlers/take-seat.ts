@@ -14,6 +14,7 @@ import type { ServerContext } from '../context.js';
 import { fail, storeFailed } from '../refusals.js';
 import { seat } from '../relay.js';
 import { answerJoined } from './join.js';
+import { controlLine } from './signal.js';
 
 /** Handles a spectator's request for a seat. */
 export function onTakeSeat(ctx: ServerContext, connection: Connection, message: TakeSeatMessage): void {
@@ -62,7 +63,7 @@ async function takeSeat(ctx: ServerContext, connection: Connection, id: number):
   connection.state = 'joined';
   connection.held = [];
   const scope = seat(ctx, connection);
-  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope);
+  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.meshOnControl ? controlLine(ctx, connection) : null);
   const members = await ctx.store.members(connection.projectId, connection.shardName).catch((error: unknown) => {
     connection.held = null;
     throw error;
