@@ -27,7 +27,7 @@
  * the owner's (a feed's load and touches, an identity handler).
  */
 import { PlatformError } from '../protocol/errors.js';
-import { HOST_METHODS, NOTIFICATION_GATES, parseHello, PROTOCOL_VERSION, type GuestApi, type GuestNotification, type WelcomeMessage } from '../protocol/link.js';
+import { HOST_METHODS, KIT_FRAME_NAME, NOTIFICATION_GATES, parseHello, PROTOCOL_VERSION, type GuestApi, type GuestNotification, type WelcomeMessage } from '../protocol/link.js';
 import { createCallBudget, type CallBudget, type Limited } from '../protocol/call-budget.js';
 import { linkPort, type Caller } from '../protocol/rpc.js';
 import { PROJECT_ID_PATTERN } from '../protocol/signaling-constants.js';
@@ -120,6 +120,8 @@ export class TemplateFrame {
     // Before the src: a sandbox applies from the next navigation on.
     limitFrame(this.iframe, options.allow);
     if (options.title !== undefined) this.iframe.title = options.title;
+    // Tells the template a host will answer its hello (protocol/link.ts); a name the host gave its own iframe stays.
+    if (this.iframe.name === '') this.iframe.name = KIT_FRAME_NAME;
     this.#unguardFocus = options.guardFocus === false ? () => {} : guardFrameFocus(this.iframe);
 
     // Listen before the iframe can load, so the first hello is never missed.

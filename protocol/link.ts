@@ -24,6 +24,16 @@ import { PROJECT_ID_PATTERN } from './signaling-constants.js';
 /** Version of this wire format; a peer with another version is refused. */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * The name a kit host gives the frames it makes (the iframe's `name`, which the template reads as
+ * `window.name` before any message could come): "a host that will answer your hello embeds you".
+ * Such a template waits for the link before it tells its shard it is looked at, since the host
+ * may have it preloaded out of sight. A template in any other frame decides by what it sees at
+ * once (guest/dispatch/viewer-focus.ts). Nothing is trusted on it: a wrong name only changes
+ * when a member first shows as here. A host that passes its own iframe with a name keeps it.
+ */
+export const KIT_FRAME_NAME = 'platform-kit';
+
 /** The guest's hello, posted to `window.parent` with target `'*'`. */
 export interface HelloMessage {
   readonly type: 'platform-kit:hello';

@@ -15,14 +15,19 @@
  *   tells it: it sees through cross-origin frames, and a hidden frame
  *   intersects nothing. In a feed the feed's playback says it instead (a
  *   preloaded neighbour is off screen and away already).
- * - While the link to a host is still being made: away, for at most
- *   {@link LINK_WAIT_MS}. A feed answers a template's hello within a few ms,
- *   so one that turns out to be preloaded never flashes `here` to the others,
- *   and one in front of its viewer says so a few ms later. A page in a frame
- *   whose parent never answers (no kit there: the link gives up only after
- *   its handshake timeout, 5 s) is taken for a page on its own after that.
+ * - In a frame a kit host made (named {@link KIT_FRAME_NAME}), while the link
+ *   to the host is still being made: away, for at most {@link LINK_WAIT_MS}.
+ *   A feed answers a template's hello within a few ms, so one that turns out
+ *   to be preloaded never flashes `here` to the others, and one in front of
+ *   its viewer says so a few ms later. A frame of any other page (a plain
+ *   iframe on a blog, a page with no kit: nobody will answer, and the link
+ *   gives up only after its handshake timeout, 5 s) is a page on its own from
+ *   the start: here while visible and on screen. Measured (players-meet,
+ *   members in plain iframes): listed 1,000 ms after connect() when every
+ *   frame waited, as soon as the join is answered now.
  */
 import { getGuestLink } from '../link.js';
+import { KIT_FRAME_NAME } from '../../protocol/link.js';
 import type { PresenceState } from '../../protocol/signaling.js';
 
 /** Longest a template stays away while its host has not answered (see the module comment). */
@@ -33,7 +38,11 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   const link = getGuestLink();
   let playing = link.isPlaying;
   let state: PresenceState = 'away';
-  let waited = false;
+  // Only in a frame: a page on its own is on screen while it is visible.
+  const inFrame = typeof window !== 'undefined' && window.top !== window;
+  // A kit host named the frame (protocol/link.ts): it will answer, and may have preloaded us out of sight.
+  const kitFramed = inFrame && window.name === KIT_FRAME_NAME;
+  let waited = !kitFramed;
   /** False once the observer below said the frame is off the viewer's screen; true until it says. */
   let onScreen = true;
   const decide = (): PresenceState => {
@@ -56,8 +65,6 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   });
   const hasDocument = typeof document !== 'undefined';
   if (hasDocument) document.addEventListener('visibilitychange', update);
-  // Only in a frame: a page on its own is on screen while it is visible.
-  const inFrame = typeof window !== 'undefined' && window.top !== window;
   const observer =
     hasDocument && inFrame && typeof IntersectionObserver !== 'undefined'
       ? new IntersectionObserver((entries) => {
@@ -70,7 +77,7 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   void link.settled().then(() => {
     if (!stopped) update();
   });
-  const waitTimer = link.state === 'connecting' ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
+  const waitTimer = link.state === 'connecting' && !waited ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
   state = decide();
   return {
     get state() {
