@@ -347,8 +347,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoServer> 
     // Browser joins only from the demo's own pages (host pages and templates): a page elsewhere
     // that knows the project id cannot join the demo's shards.
     projects: {
-      [DEMO_PROJECT_ID]: { token: DEMO_PROJECT_TOKEN, ownerUserId: DEMO_OWNER, allowedOrigins: [selfUrl(), `http://localhost:${port}`] },
+      // The token is public (catalog.ts): backends join with it from this machine only (public-token-guard.ts says why).
+      [DEMO_PROJECT_ID]: { token: DEMO_PROJECT_TOKEN, ownerUserId: DEMO_OWNER, allowedOrigins: [selfUrl(), `http://localhost:${port}`], backendJoinsFromLoopbackOnly: true },
     },
+    // The forwarder (cli/dev/forward.ts) is one more proxy in front: it appends the client's address.
+    trustProxy: trustProxy + 1,
     store,
     dataDir,
     adminKey: DEMO_ADMIN_KEY,

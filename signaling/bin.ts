@@ -25,6 +25,7 @@
  *   --allowed-origin id:origin PLATFORM_ALLOWED_ORIGINS="id:https://app.example,…": browser joins of project id
  *                              only from these origins (repeat for more; default: any origin)
  *   --require-user-token id    PLATFORM_REQUIRE_USER_TOKEN="id,…": browser joins of project id need a valid user token
+ *   --local-backends id        PLATFORM_LOCAL_BACKENDS="id,…": backend joins of project id from this machine only (a public token)
  *   --max-json-depth N   --max-refusals N   --max-peer-messages-per-second N
  *   --max-shards-per-address-per-minute N   --max-info-shards N   --max-unjoined-sockets-per-address N
  *   --max-spectators-per-shard N
@@ -94,6 +95,7 @@ function parse() {
       'trust-proxy': { type: 'string' },
       'allowed-origin': { type: 'string', multiple: true },
       'require-user-token': { type: 'string', multiple: true },
+      'local-backends': { type: 'string', multiple: true },
       'max-json-depth': { type: 'string' },
       'max-refusals': { type: 'string' },
       'max-peer-messages-per-second': { type: 'string' },
@@ -176,6 +178,11 @@ for (const id of [...(values['require-user-token'] ?? []), ...list('PLATFORM_REQ
   known(id, '--require-user-token');
   identified.add(id);
 }
+const localBackends = new Set<string>();
+for (const id of [...(values['local-backends'] ?? []), ...list('PLATFORM_LOCAL_BACKENDS')]) {
+  known(id, '--local-backends');
+  localBackends.add(id);
+}
 const ceilings: Record<string, number> = {};
 for (const item of [...(values['max-connections-per-shard'] ?? []), ...list('PLATFORM_MAX_CONNECTIONS_PER_SHARD')]) {
   const [id, text] = pair(item, '--max-connections-per-shard');
@@ -189,6 +196,7 @@ for (const [id, token] of Object.entries(tokens)) {
     ...(owners[id] === undefined ? {} : { ownerUserId: owners[id] }),
     ...(origins[id] === undefined ? {} : { allowedOrigins: origins[id] }),
     ...(identified.has(id) ? { requireUserToken: true } : {}),
+    ...(localBackends.has(id) ? { backendJoinsFromLoopbackOnly: true } : {}),
     ...(ceilings[id] === undefined ? {} : { shardSizeCeiling: ceilings[id] }),
   };
   projects[id] = Object.keys(project).length === 1 ? token : project;

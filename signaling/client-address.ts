@@ -16,8 +16,13 @@ import { isIP, isIPv6 } from 'node:net';
 
 /** The address to count a join against; '' when the socket has none (already closed). */
 export function clientAddress(request: IncomingMessage, trustProxy: number): string {
+  return limitKey(clientIp(request, trustProxy));
+}
+
+/** The client's own IP address, as the rules above choose it (not reduced to a /64). */
+export function clientIp(request: IncomingMessage, trustProxy: number): string {
   const socketAddress = request.socket.remoteAddress ?? '';
-  if (trustProxy <= 0) return limitKey(socketAddress);
+  if (trustProxy <= 0) return socketAddress;
   const header = request.headers['x-forwarded-for'];
   // Node joins repeated X-Forwarded-For headers with ", ": one list either way.
   const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
@@ -27,7 +32,12 @@ export function clientAddress(request: IncomingMessage, trustProxy: number): str
   const chain = [...forwarded, socketAddress];
   const chosen = chain[Math.max(0, chain.length - 1 - trustProxy)] ?? socketAddress;
   // A proxy that wrote something else than an address: count the proxy's own.
-  return limitKey(isIP(chosen) ? chosen : socketAddress);
+  return isIP(chosen) ? chosen : socketAddress;
+}
+
+/** An address of this machine's loopback interface (127.0.0.0/8, ::1, and IPv4-mapped 127.x). */
+export function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 /** IPv4 as is, IPv4-mapped IPv6 as IPv4, other IPv6 as its /64 prefix. */

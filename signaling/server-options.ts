@@ -141,6 +141,13 @@ export interface SignalingProject extends ServicesProject {
    */
   readonly allowedOrigins?: readonly string[];
   /**
+   * Backend joins (the project token) only from this machine: from any other address the join
+   * is refused `FORBIDDEN` (4001), the token right or wrong. For a project whose token is no
+   * secret, as a demo's is (it is in its repository). The address is the socket's, or behind
+   * `trustProxy` proxies the one the outermost trusted proxy saw. Default false.
+   */
+  readonly backendJoinsFromLoopbackOnly?: boolean;
+  /**
    * Browser joins must carry a valid user token (`connect({ authorization })`,
    * see `Platform.identity`); without one, or with one that fails, the join is
    * refused `UNAUTHORIZED` (4001). Default false: anonymous members may join

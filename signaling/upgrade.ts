@@ -12,7 +12,7 @@ import { WebSocketServer } from 'ws';
 import { jsonDepthWithin } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, CONTROL_SUBPROTOCOL, FRAME_ENVELOPE_BYTES, parseHandshakeJoin, PEERJS_PATH } from '../protocol/signaling.js';
-import { clientAddress } from './client-address.js';
+import { clientAddress, clientIp, isLoopback } from './client-address.js';
 import { Connection, controlSocketClass, type ControlSocket } from './control/control-socket.js';
 import type { ServerContext } from './control/context.js';
 import { controlHandlers, invalid, onClientMessage, stateFrameBytes, threw } from './control/door.js';
@@ -124,6 +124,7 @@ function onControlSocket(ctx: ServerContext, targets: Targets, socket: ControlSo
   socket.connection = connection;
   // Read at the upgrade: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
   connection.address = address;
+  connection.fromLoopback = isLoopback(clientIp(request, ctx.settings.trustProxy));
   // Counted while it is in ctx.unjoined (added just below): leaveUnjoined takes it out of both.
   if (ctx.settings.unjoinedLimited) ctx.unjoinedByAddress.set(address, (ctx.unjoinedByAddress.get(address) ?? 0) + 1);
   const origin = request.headers.origin;

@@ -147,6 +147,8 @@ export async function startDev(options: DevOptions = {}): Promise<DevServer> {
       [DEV_FEED_PROJECT_ID]: { token: randomBytes(18).toString('base64url'), allowedOrigins: [templateOrigin, workbenchOrigin] },
     },
     store,
+    // The forwarder (forward.ts) in front appends the client's address: a phone's joins count as the phone's.
+    trustProxy: 1,
     secretKey: randomBytes(32),
     adminKey,
     log: (line) => console.error(line),

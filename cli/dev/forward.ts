@@ -7,6 +7,10 @@
  *   then bytes flow both ways untouched. No WebSocket library sits in the
  *   middle, so frames, pings and close codes are exactly the server's.
  * - Plain HTTP (`/health`, `/metrics`, `/peerjs/…`) is proxied request by request.
+ * - Both append the client's address to X-Forwarded-For, as a proxy does: the
+ *   signaling server (created with one more `trustProxy` for this hop) counts
+ *   its per-address limits, and a project's `backendJoinsFromLoopbackOnly`,
+ *   against the client, not against this forwarder's loopback connection.
  */
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -35,8 +39,10 @@ export class Forwarder {
     upstream.setNoDelay(true);
     upstream.once('connect', () => {
       let raw = `${request.method ?? 'GET'} ${request.url ?? '/'} HTTP/${request.httpVersion}\r\n`;
-      for (let i = 0; i < request.rawHeaders.length; i += 2) raw += `${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}\r\n`;
-      upstream.write(`${raw}\r\n`);
+      for (let i = 0; i < request.rawHeaders.length; i += 2) {
+        if (request.rawHeaders[i]!.toLowerCase() !== 'x-forwarded-for') raw += `${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}\r\n`;
+      }
+      upstream.write(`${raw}X-Forwarded-For: ${forwardedFor(request)}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
       socket.pipe(upstream);
       upstream.pipe(socket);
@@ -50,10 +56,13 @@ export class Forwarder {
 
   /** Proxies one HTTP request to the target. */
   proxy(request: IncomingMessage, response: ServerResponse): void {
-    const upstream = httpRequest({ host: this.#target.host, port: this.#target.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      { host: this.#target.host, port: this.#target.port, method: request.method, path: request.url, headers: { ...request.headers, 'x-forwarded-for': forwardedFor(request) } },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.once('error', (error) => {
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'application/json' });
@@ -75,4 +84,12 @@ export class Forwarder {
     this.#open.add(socket);
     socket.once('close', () => this.#open.delete(socket));
   }
+}
+
+/** X-Forwarded-For as it leaves this hop: what came (Node joins repeated headers with ", "), then the client's address. */
+function forwardedFor(request: IncomingMessage): string {
+  const came = request.headers['x-forwarded-for'];
+  const earlier = Array.isArray(came) ? came.join(', ') : (came ?? '');
+  const address = request.socket.remoteAddress ?? '';
+  return earlier === '' ? address : `${earlier}, ${address}`;
 }

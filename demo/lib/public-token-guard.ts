@@ -4,22 +4,19 @@
  * past the anonymous uploads' quota and caps (uploads.ts) or read the vault's secrets. So the public
  * port forwards a request that carries it only from this machine: the demo's own backends, which call
  * the services through that port, and the developer. A phone or a neighbour on the network holds user
- * tokens, never the project token, and loses nothing.
+ * tokens, never the project token, and loses nothing. The control socket's backend joins are held to
+ * the same rule by the signaling server itself (the project's `backendJoinsFromLoopbackOnly`): the
+ * join may come in a frame after the upgrade, where this port cannot see it.
  *
  * Behind `trustProxy` proxies the address is the one the outermost proxy saw (client-address.ts): a
  * proxy on this machine must not make every visitor local.
  */
 import type { IncomingMessage } from 'node:http';
-import { clientAddress } from '../../signaling/client-address.js';
+import { clientIp, isLoopback } from '../../signaling/client-address.js';
 import { bearerToken } from '../../signaling/services/http.js';
 
 /** True when `request` carries `projectToken` and comes from another machine: refuse it (403 FORBIDDEN). */
 export function isPublicTokenFromAfar(request: IncomingMessage, projectToken: string, trustProxy: number): boolean {
   if (bearerToken(request) !== projectToken) return false;
-  const address = trustProxy > 0 ? clientAddress(request, trustProxy) : (request.socket.remoteAddress ?? '');
-  return !isLoopback(address);
-}
-
-function isLoopback(address: string): boolean {
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+  return !isLoopback(clientIp(request, trustProxy));
 }

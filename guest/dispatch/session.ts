@@ -58,7 +58,7 @@ import { StatePort } from './state-port.js';
 const MAX_EARLY_SIGNALS = 256;
 
 /** Refusals of a join that no retry can fix: a reconnection that meets one gives up. */
-const FINAL_JOIN_ERRORS: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'ORIGIN_REFUSED', 'SHARD_FULL', 'TOO_MANY_SHARDS', 'UNSUPPORTED']);
+const FINAL_JOIN_ERRORS: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'ORIGIN_REFUSED', 'SHARD_FULL', 'TOO_MANY_SHARDS', 'UNSUPPORTED']);
 
 /** The shared client. Wrapped by `Platform.dispatch` and `PlatformBackend.Dispatch`. */
 export class DispatchSession {

@@ -58,6 +58,8 @@ export class Connection {
   bucketsSavedAt = -1_000_000;
   /** What the join and shard limits count this socket's joins against (client-address.ts); '' when both are off. */
   address = '';
+  /** The client's address (client-address.ts) is this machine's loopback: for projects with `backendJoinsFromLoopbackOnly`. */
+  fromLoopback = false;
   /** The upgrade's `Origin` header ('' without one), for projects with `allowedOrigins`. */
   origin = '';
   /**

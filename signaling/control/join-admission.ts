@@ -63,6 +63,10 @@ export function checkJoin(ctx: ServerContext, connection: Connection, message: J
     refuse(ctx, connection, 'UNAUTHORIZED', 'a backend client needs its project token', id);
     return null;
   }
+  if (message.kind === 'backend' && project.backendJoinsFromLoopbackOnly === true && !connection.fromLoopback) {
+    refuse(ctx, connection, 'FORBIDDEN', `project "${message.projectId}" admits backend clients from its server's own machine only`, id);
+    return null;
+  }
   // Browsers send the page's origin with the upgrade and no page can forge it; backends are not pages.
   if (message.kind === 'browser' && project.allowedOrigins !== undefined && !project.allowedOrigins.includes(connection.origin)) {
     const from = connection.origin === '' ? 'a socket without an Origin' : `origin ${connection.origin}`;

@@ -1,6 +1,8 @@
 // The demo's project token is in the repository, so the public port answers a request carrying it
 // only from this machine (demo/lib/public-token-guard.ts): from another address, writing a CDN file
 // with it is refused 403 FORBIDDEN, as is every other services route; from loopback it works as before.
+// The same holds for a backend's join on the control socket (the signaling server's
+// backendJoinsFromLoopbackOnly, through the demo's forwarder, which appends the client's address).
 // "Another machine" is this machine's own network address (a connection to it has it as its source,
 // not 127.0.0.1), so the test needs a non-loopback IPv4 interface; every CI machine has one.
 import assert from 'node:assert/strict';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEMO_PROJECT_ID, DEMO_PROJECT_TOKEN } from '../../demo/catalog.js';
 import { startDemo, type DemoServer } from '../../demo/server.js';
+import { Raw } from './signaling-support.js';
 
 function networkAddress(): string {
   for (const entries of Object.values(networkInterfaces())) {
@@ -62,5 +65,28 @@ describe('demo: the public project token answers this machine only', () => {
     // Without the token the services answer for themselves (their own 401), not the guard.
     const anonymous = await put(afar, undefined);
     assert.equal(anonymous.status, 401);
+  });
+
+  it('refuses a backend join with the project token on the control socket from another address (FORBIDDEN), also with a forged X-Forwarded-For; joins it from this machine', async () => {
+    const backendJoin = { projectId: DEMO_PROJECT_ID, kind: 'backend', projectToken: DEMO_PROJECT_TOKEN, shardName: 'token-probe' };
+    const sockets: Raw[] = [];
+    try {
+      const fromAfar = new Raw(`http://${afar}:${port}`);
+      sockets.push(fromAfar);
+      const refused = await fromAfar.join(backendJoin);
+      assert.equal((refused['error'] as { code?: string } | undefined)?.code, 'FORBIDDEN', JSON.stringify(refused));
+
+      const forged = new Raw(`http://${afar}:${port}`, [], { headers: { 'x-forwarded-for': '127.0.0.1' } });
+      sockets.push(forged);
+      const alsoRefused = await forged.join(backendJoin);
+      assert.equal((alsoRefused['error'] as { code?: string } | undefined)?.code, 'FORBIDDEN', JSON.stringify(alsoRefused));
+
+      const local = new Raw(`http://127.0.0.1:${port}`);
+      sockets.push(local);
+      const joined = await local.join(backendJoin);
+      assert.equal(joined.type, 'joined', JSON.stringify(joined));
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
   });
 });

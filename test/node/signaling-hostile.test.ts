@@ -788,6 +788,30 @@ describe('hostile input: who may join (in-process server)', () => {
     assert.equal(errorCode(answer), 'ORIGIN_REFUSED', JSON.stringify(answer));
   });
 
+  it('backendJoinsFromLoopbackOnly: a backend join with the (public) project token from another address is refused FORBIDDEN and closed 4001; from loopback it joins', async () => {
+    // One proxy in front (trustProxy 1): the address is the X-Forwarded-For entry it appended.
+    const server = await startServer({ trustProxy: 1, projects: { [PROJECT]: { token: TOKEN, backendJoinsFromLoopbackOnly: true }, other: 'other-token' } });
+    cleanup.defer(() => server.close());
+    const afar = { headers: { 'x-forwarded-for': '203.0.113.9' } };
+    const byFrame = cleanup.wire(controlWire(server.url, { clientOptions: afar }));
+    const answer = await byFrame.join({ shardName: 'ops', kind: 'backend', projectToken: TOKEN });
+    assert.equal(errorCode(answer), 'FORBIDDEN', JSON.stringify(answer));
+    assert.equal((await byFrame.closeWithin(2_000))?.code, 4001);
+    // (A join with a project token never travels in the handshake: encodeHandshakeJoin keeps secrets out of headers.)
+
+    // A client that writes 127.0.0.1 on the left of the header is still the address the proxy appended.
+    const forged = cleanup.wire(controlWire(server.url, { clientOptions: { headers: { 'x-forwarded-for': '127.0.0.1, 203.0.113.9' } } }));
+    assert.equal(errorCode(await forged.join({ shardName: 'ops', kind: 'backend', projectToken: TOKEN })), 'FORBIDDEN');
+
+    // From this machine, the backend joins; browsers from afar are not this option's business; other projects are unchanged.
+    const local = cleanup.wire(controlWire(server.url, { clientOptions: { headers: { 'x-forwarded-for': '127.0.0.1' } } }));
+    assert.equal((await local.join({ shardName: 'ops', kind: 'backend', projectToken: TOKEN })).type, 'joined');
+    const browser = cleanup.wire(controlWire(server.url, { clientOptions: afar }));
+    assert.equal((await browser.join({ shardName: 'ops' })).type, 'joined');
+    const other = cleanup.wire(controlWire(server.url, { clientOptions: afar }));
+    assert.equal((await other.join({ projectId: 'other', shardName: 'ops', kind: 'backend', projectToken: 'other-token' })).type, 'joined');
+  });
+
   it('requireUserToken: a browser join without a user token is refused UNAUTHORIZED and closed; with one it joins identified', async () => {
     const server = await startServer({ projects: { [PROJECT]: { token: TOKEN, requireUserToken: true } } });
     cleanup.defer(() => server.close());
