@@ -67,6 +67,8 @@ export interface Hub {
    * Redis restart), and the members are asked to send theirs again (handlers/state.ts).
    */
   stateSeen?: boolean;
+  /** The state's size in bytes after this node last collected its garbage (handlers/state.ts compact). */
+  stateCollectedBytes?: number;
 }
 
 /** The counters of {@link SignalingMetrics} that the handlers count. */

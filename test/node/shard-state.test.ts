@@ -361,3 +361,53 @@ describe('shard state, one node (memory store)', () => {
     }
   });
 });
+
+// A state whose content is deleted as fast as it is written (a log trimmed to its last entries)
+// holds only what is live plus small tombstones: compaction collects the deleted content (Yjs's gc
+// in a Y.Doc for the length of the call). Before, the merge kept every entry ever written, and the
+// shard hit STATE_TOO_LARGE once the entries written passed the limit.
+describe('shard state, garbage collected by compaction (memory store)', () => {
+  let server: SignalingServer;
+  const store = createMemoryStore();
+  const LIMIT = 64 * 1024;
+  before(async () => {
+    server = await startServer({ store, limits: { maxStateBytes: LIMIT, maxEventsPerSecond: 10_000, maxMessagesPerSecond: 10_000 } });
+  });
+  after(() => server.close());
+
+  it('a log of 400 entries of 1 KB trimmed to its last 10 stays far under a 64 KB limit, and a late joiner holds exactly the live entries', async () => {
+    const writer = backend(server);
+    const late = backend(server);
+    try {
+      const state = shardState(writer);
+      const errors: string[] = [];
+      state.onError((error) => errors.push(error.code));
+      await writer.connect({ shardName: 'trimmed-log' });
+      const log = state.doc.getArray<string>('log');
+      for (let index = 0; index < 400; index++) {
+        state.doc.transact(() => {
+          log.push([`${index}:${'x'.repeat(1_000)}`]);
+          if (log.length > 10) log.delete(0, log.length - 10);
+        });
+        // One update per task, as a template's changes come.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      const written = 400 * 1_000;
+      assert.ok(written > 6 * LIMIT, 'far more was written than the limit allows to keep');
+      const lateState = shardState(late);
+      await late.connect({ shardName: 'trimmed-log' });
+      await lateState.whenSynced();
+      const lateLog = lateState.doc.getArray<string>('log');
+      // The writer's last updates may still be on their way when the late joiner synced: they are relayed to it.
+      await waitFor(() => lateLog.length === 10 && lateLog.get(9) === log.get(9), 'the late joiner to hold the last entry', 10_000);
+      assert.deepEqual(lateLog.toJSON(), log.toJSON());
+      assert.ok(lateLog.get(0).startsWith('390:'), lateLog.get(0).slice(0, 10));
+      // Without collection the merge kept every entry, and the updates past 64 KB were refused.
+      assert.deepEqual(errors, [], 'no update was refused');
+      const stored = (await store.state!.read(PROJECT, 'trimmed-log')).bytes;
+      assert.ok(stored <= LIMIT, `stored ${stored} bytes`);
+    } finally {
+      await closeAll([writer, late]);
+    }
+  });
+});

@@ -28,6 +28,15 @@ export const COMPACT_AFTER_UPDATES = 64;
 /** …and at most this long after the update that crossed it, so a burst of updates is merged once. */
 const COMPACT_DELAY_MS = 500;
 
+/**
+ * A compaction also collects the state's garbage once its merge is this many times the size it had
+ * after the last collection on this node (ShardHub.stateCollectedBytes), and always when an update
+ * found the state at its limit. Y.mergeUpdates keeps deleted content; only a document drops it
+ * (Yjs's gc), so collecting loads the state into a Y.Doc for the length of the call. Without it a
+ * log trimmed to its last 100 entries grew by every entry ever written, up to STATE_TOO_LARGE.
+ */
+const COLLECT_AFTER_GROWTH = 2;
+
 /** A Yjs update that changes nothing: no structs, an empty delete set. */
 const EMPTY_UPDATE = new Uint8Array([0, 0]);
 /** The state vector of an empty document. */
@@ -184,7 +193,7 @@ export function onStateUpdate(ctx: ServerContext, connection: Connection, messag
 async function keep(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, update: Uint8Array, maxBytes: number): Promise<number | null> {
   let count = await store.append(projectId, shardName, update, maxBytes);
   if (count === null) {
-    await compact(store, projectId, shardName);
+    await compact(ctx, store, projectId, shardName, true);
     count = await store.append(projectId, shardName, update, maxBytes);
     if (count === null) return null;
   }
@@ -216,16 +225,40 @@ function scheduleCompaction(ctx: ServerContext, store: ShardStateStore, projectI
   if (timers.has(key)) return;
   const timer = setTimeout(() => {
     timers.delete(key);
-    compact(store, projectId, shardName).catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
+    compact(ctx, store, projectId, shardName, false).catch((error: unknown) => ctx.log(`platform-kit: state compaction failed: ${String(error)}`));
   }, COMPACT_DELAY_MS);
   timer.unref();
   timers.set(key, timer);
 }
 
-/** Merges the shard's updates into one (replaced only if no other compaction came between). */
-export async function compact(store: ShardStateStore, projectId: string, shardName: string): Promise<void> {
+/**
+ * Merges the shard's updates into one (replaced only if no other compaction came between), and
+ * collects its garbage when it grew enough since the last collection or when `collect` says so
+ * (see {@link COLLECT_AFTER_GROWTH}). A single update is collected too when it is due.
+ */
+export async function compact(ctx: ServerContext, store: ShardStateStore, projectId: string, shardName: string, collect: boolean): Promise<void> {
   const stored = await store.read(projectId, shardName);
-  if (stored.updates.length < 2) return;
-  const merged = Y.mergeUpdates(stored.updates as Uint8Array[]);
+  if (stored.updates.length === 0) return;
+  let merged = stored.updates.length === 1 ? stored.updates[0]! : Y.mergeUpdates(stored.updates as Uint8Array[]);
+  const hub = ctx.hubs.get(shardKey(projectId, shardName));
+  const due = collect || hub?.stateCollectedBytes === undefined || merged.length >= COLLECT_AFTER_GROWTH * hub.stateCollectedBytes;
+  if (due) {
+    merged = collectGarbage(merged);
+    if (hub) hub.stateCollectedBytes = Math.max(merged.length, 1);
+  }
+  if (stored.updates.length < 2 && !due) return;
   await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation, Y.encodeStateVectorFromUpdate(merged));
+}
+
+/** The same state without its deleted content: the clocks (so every state vector) stay as they were. */
+function collectGarbage(update: Uint8Array): Uint8Array {
+  const doc = new Y.Doc({ gc: true });
+  try {
+    Y.applyUpdate(doc, update);
+    const collected = Y.encodeStateAsUpdate(doc);
+    // A document that collected nothing may still encode a little larger: keep the smaller.
+    return collected.length < update.length ? collected : update;
+  } finally {
+    doc.destroy();
+  }
 }
