@@ -4,12 +4,14 @@
  * carried in a `signal` frame of the control socket instead of on a PeerJS
  * socket of their own.
  *
- * Why: measured in players-meet (8 members), the second socket cost the mesh
- * its first ~300 ms. It could open only after `joined` (the peer id comes in
- * it), Chromium lets one WebSocket per server be in its handshake at a time
- * (so it cannot open beside the control socket either), and PeerJS waits for
- * the server's `OPEN` on it before it sends anything. On the control socket,
- * a member can offer as soon as `joined` lists the others.
+ * Why: the second socket could open only after `joined` (the peer id comes
+ * in it), Chromium lets one WebSocket per server be in its handshake at a
+ * time (so it cannot open beside the control socket either), and PeerJS
+ * waits for the server's `OPEN` on it before it sends anything. On the
+ * control socket a member offers as soon as its connect() resolved. Measured
+ * in players-meet (8 members, bench/RESULTS.md, fourth session of
+ * 2026-11-27): the first offer 60 to 75 ms earlier, the mesh ready at 1.15×
+ * plain WebRTC (median of three runs) instead of 1.31×.
  *
  * Who uses it: a browser client asks in its join (`meshSignaling: 'control'`)
  * and the server says yes in `joined` (`peer.control: true`). A server that
