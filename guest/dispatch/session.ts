@@ -23,12 +23,10 @@ import {
   DEFAULT_WIRE_LIMITS,
   isShardName,
   MAX_HISTORY_EVENTS,
-  meshSignalText,
   type ConnectedClient,
   type EventMessage,
   type EventPayload,
   type JoinedMessage,
-  type MeshSignalFrame,
   type PresenceMessage,
   type PresenceState,
   type ShardInfo,
@@ -52,10 +50,8 @@ import type {
   SessionOptions,
   SessionState,
 } from './types.js';
+import { SessionMesh } from './session-mesh.js';
 import { StatePort } from './state-port.js';
-
-/** Signals kept for a mesh not started yet: an offer and a few candidates from each of a mesh's members. */
-const MAX_EARLY_SIGNALS = 256;
 
 /** Refusals of a join that no retry can fix: a reconnection that meets one gives up. */
 const FINAL_JOIN_ERRORS: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'ORIGIN_REFUSED', 'SHARD_FULL', 'TOO_MANY_SHARDS', 'UNSUPPORTED']);
@@ -72,9 +68,7 @@ export class DispatchSession {
   #authorization: string | undefined;
   #userInfo: EventPayload = {};
   #userId: string | null = null;
-  #peerKey = '';
-  /** Signals that came before the mesh started (it starts a task after connect() resolves). */
-  readonly #earlySignals: MeshSignalFrame['m'][] = [];
+  readonly #mesh: SessionMesh;
   readonly #listeners: DispatchListeners;
   readonly #clock: ServerClock;
   readonly #connection: ControlConnection;
@@ -102,7 +96,7 @@ export class DispatchSession {
       onState: (message) => this.statePort.hooks?.onRemote(message),
       // The list of `joined` first, then each change behind it (see ControlConnectionHost.onJoined).
       onJoined: (message) => this.#membership.reset(message.members),
-      onSignal: (message) => this.#onSignal(message.m),
+      onSignal: (message) => this.#mesh.onSignal(message.m),
       onWatchers: (count) => this.#audience.setCount(count),
       onSeat: () => this.#audience.seatAvailable(),
       onServerError: (error) => this.#emitError(error),
@@ -149,6 +143,18 @@ export class DispatchSession {
       receiveOwnBroadcasts: options.receiveOwnBroadcasts ?? true,
     });
     this.statePort = new StatePort(this.#connection, this.#sender, () => this.#limits);
+    const connection = this.#connection;
+    this.#mesh = new SessionMesh(options.peerTransport, {
+      get url() {
+        return connection.url;
+      },
+      members: this.#membership.members,
+      receiver: this.#receiver,
+      sender: this.#sender,
+      write: (text) => connection.write(text),
+      emitError: (error) => this.#emitError(error),
+      onState: (from, update) => this.statePort.hooks?.onRemote({ type: 'state', from, update }),
+    });
   }
 
   /** The server URL in use (or tried next). */
@@ -395,7 +401,7 @@ export class DispatchSession {
     // starts a task after connect() resolved (below). A resume starts it after the new relay
     // (below): a mesh it replaces hands what it did not deliver to that relay.
     const meshOnControl = reply.peer?.control === true;
-    if (!resuming && !meshOnControl) this.#startPeer(reply);
+    if (!resuming && !meshOnControl) this.#mesh.start(reply);
     if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
@@ -405,7 +411,7 @@ export class DispatchSession {
     this.#state = 'connected';
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
-    if (resuming) this.#startPeer(reply);
+    if (resuming) this.#mesh.start(reply);
     // The viewer looked (or looked away) while the join was on its way: the server hears it now.
     this.#presence.flush();
     this.#membership.notify();
@@ -418,50 +424,8 @@ export class DispatchSession {
     // Measured (players-meet, 8 members): started at `joined`, the mesh's offers and candidates went
     // on this socket before the application's first events and held them back in every member's page
     // (the first event by the relay 145–194 → 229–323 ms p50). A task later, what the application
-    // emits as connect() resolves has left first; signals for us meanwhile wait in #earlySignals.
-    if (!resuming && meshOnControl) setTimeout(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#startPeer(reply), 0);
-  }
-
-  /** A `signal` frame for the mesh: to the transport, or kept (bounded) until it starts. */
-  #onSignal(message: MeshSignalFrame['m']): void {
-    const peer = this.#sender.peer;
-    if (peer) peer.onSignal(message);
-    else if (this.#earlySignals.length < MAX_EARLY_SIGNALS) this.#earlySignals.push(message);
-  }
-
-  #startPeer(reply: JoinedMessage): void {
-    const factory = this.#options.peerTransport;
-    if (!factory || !reply.peer) return;
-    const members = this.#membership.members;
-    const key = `${reply.peer.id}/${reply.peer.token}`;
-    if (this.#sender.peer && this.#peerKey === key) {
-      this.#sender.peer.setMembers([...members.values()], reply.clientId);
-      return;
-    }
-    // A new peer id (resumed on another node): what the old channels have not delivered goes by the relay.
-    this.#sender.peer?.close(true);
-    this.#peerKey = key;
-    const peer = factory(
-      // The peer id is registered on the node this socket joined: its PeerJS endpoint is that node's.
-      {
-        url: this.url,
-        peerId: reply.peer.id,
-        peerToken: reply.peer.token,
-        ...(reply.peer.control === true ? { signal: (message: Readonly<Record<string, unknown>>) => this.#connection.write(meshSignalText(message)) } : {}),
-        meshMaxMembers: reply.limits.meshMaxMembers,
-        maxEventsPerSecond: reply.limits.maxEventsPerSecond,
-        maxPayloadBytes: reply.limits.maxPayloadBytes,
-      },
-      {
-        onFrame: (clientId, text) => this.#receiver.onPeerFrame(clientId, members.get(clientId), text),
-        onUndelivered: (clientId, seqs, bodies) => this.#sender.resendByRelay(clientId, seqs, bodies),
-        onRefused: (_clientId, error) => this.#emitError(error),
-        onState: (from, update) => this.statePort.hooks?.onRemote({ type: 'state', from, update }),
-      },
-    );
-    this.#sender.peer = peer;
-    peer.setMembers([...members.values()], reply.clientId);
-    for (const message of this.#earlySignals.splice(0)) peer.onSignal(message);
+    // emits as connect() resolves has left first; signals for us meanwhile wait in session-mesh.ts.
+    if (!resuming && meshOnControl) setTimeout(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#mesh.start(reply), 0);
   }
 
   #scheduleReconnect(): void {
@@ -490,10 +454,9 @@ export class DispatchSession {
   }
 
   #teardown(): void {
-    this.#earlySignals.length = 0;
+    this.#mesh.reset();
     this.#connection.close();
     this.#sender.close();
-    this.#peerKey = '';
     this.#receiver.clear();
   }
 
