@@ -22,7 +22,10 @@ export interface JoinInputs {
   readonly resumeToken: string;
   /** The shard state's vector, when a state is attached (state-port.ts). */
   readonly stateVector: string | undefined;
-  /** Asks for the mesh's signalling on the control socket (peer-transport.ts): the client has a mesh. */
+  /**
+   * The client has a mesh: it asks for the mesh's signalling on the control socket
+   * (peer-transport.ts). A browser client without one (`mesh: false`, no WebRTC) says so instead.
+   */
   readonly meshSignaling: boolean;
 }
 
@@ -49,6 +52,7 @@ export function joinFrame(input: JoinInputs): JoinMessage {
     // Only the first join asks for the recent events: a resume would replay them twice.
     ...(!resuming && config.history ? { history: config.history } : {}),
     // The mesh's offers and candidates on this socket: no PeerJS socket to open and wait for (peer-transport.ts).
-    ...(input.meshSignaling ? { meshSignaling: 'control' } : {}),
+    // Relay only: no peer id is issued, so no member tries a data channel that could never open.
+    ...(input.meshSignaling ? { meshSignaling: 'control' } : options.kind === 'browser' ? { mesh: false } : {}),
   };
 }
