@@ -24,6 +24,7 @@
  */
 import { getGuestLink } from '../link.js';
 import type { PresenceState } from '../../protocol/signaling.js';
+import { viewerFocusState } from './viewer-focus-state.js';
 
 /** Longest a template stays away while its host has not answered (see the module comment). */
 export const LINK_WAIT_MS = 1_000;
@@ -36,12 +37,8 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   let waited = false;
   /** False once the observer below said the frame is off the viewer's screen; true until it says. */
   let onScreen = true;
-  const decide = (): PresenceState => {
-    const visible = typeof document === 'undefined' || document.visibilityState !== 'hidden';
-    if (link.state === 'connecting') return waited && visible && onScreen ? 'here' : 'away';
-    if (link.state === 'linked' && link.focusByPlayback) return playing && visible ? 'here' : 'away';
-    return visible && onScreen ? 'here' : 'away';
-  };
+  // The same decision the early socket's join made (viewer-focus-state.ts), from what is seen now.
+  const decide = (): PresenceState => viewerFocusState(link, { waited, playing, onScreen });
   const update = (): void => {
     const next = decide();
     if (next === state) return;
