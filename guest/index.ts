@@ -14,15 +14,7 @@ export type { BuiltCustomization, VccFieldDefinition, VccScopeDefinition } from 
 export { PlatformError, isPlatformError, ERROR_CODES, type ErrorCode } from '../protocol/errors.js';
 export { Platform } from './platform.js';
 export type { IdentityTokenResult, PlatformIdentity } from './identity.js';
-export {
-  createDispatch,
-  type BrowserDispatch,
-  type BrowserDispatchOptions,
-  type ConnectedClient,
-  type ConnectionInfo,
-  type DispatchConfigurationInput,
-  type DispatchMessageMetadata,
-  type EventPayload,
-  type MessageHandlerCallback,
-  type ShardInfo,
-} from './dispatch/index.js';
+// From the module itself, not the folder's index: that one also names peer-budget.ts, which a
+// bundler with code splitting would then fetch in the first load as a chunk of its own, unused.
+export { createDispatch, type BrowserDispatch, type BrowserDispatchOptions } from './dispatch/dispatch.js';
+export type { ConnectedClient, ConnectionInfo, DispatchConfigurationInput, DispatchMessageMetadata, EventPayload, MessageHandlerCallback, ShardInfo } from './dispatch/index.js';

@@ -50,6 +50,14 @@ export interface JoinMessage {
    * than on a PeerJS socket; `joined.peer.control` says whether the server agreed.
    */
   readonly meshSignaling?: 'control';
+  /**
+   * `false`: a browser client that makes no peer connections (relay only: `mesh: false`, or a page
+   * without WebRTC, as in a Discord Activity). The server issues it no peer id, so no member offers
+   * it a data channel that could never open, and it signals nothing. Absent: the client takes part
+   * in the mesh. Optional and ignored by servers that predate it (they issue a peer id nobody
+   * answers for, as before), so the protocol version stays 2. Never with `meshSignaling`.
+   */
+  readonly mesh?: false;
 }
 /** Tells the shard whether this member is looked at ({@link PresenceState}); answered `ok`. */
 export interface FocusMessage {
@@ -188,6 +196,8 @@ export function parseClientMessage(value: unknown, maxStateBytes = DEFAULT_MAX_S
       const history = value['history'];
       if (history !== undefined && !(isCount(history) && history <= MAX_HISTORY_EVENTS)) return null;
       if (value['meshSignaling'] !== undefined && value['meshSignaling'] !== 'control') return null;
+      // Relay only and a mesh's signalling at once says two things: refused rather than guessed.
+      if (value['mesh'] !== undefined && (value['mesh'] !== false || value['meshSignaling'] !== undefined)) return null;
       return value as unknown as JoinMessage;
     }
     case 'identify':

@@ -7,6 +7,9 @@
  */
 import { PlatformError } from './errors.js';
 
+// Its own module, re-exported here: the guest's first load needs it (protocol/link.ts) and not unreachable().
+export { listingEvery } from './listing-every.js';
+
 /**
  * The default of a switch that names every member of a union. Compiles only while it does;
  * reached at run time only by a value from outside the types (a bug), which throws `INTERNAL`.
@@ -14,14 +17,4 @@ import { PlatformError } from './errors.js';
 export function unreachable(value: never, what: string): never {
   const shown = typeof value === 'object' && value !== null ? String((value as { type?: unknown; kind?: unknown }).type ?? (value as { kind?: unknown }).kind) : String(value);
   throw new PlatformError('INTERNAL', `unexpected ${what}: ${shown.slice(0, 64)}`);
-}
-
-/**
- * `list` as it is, where it names every member of `All`: a list of names that must be complete
- * (an allow-list of methods, a set of frame types) compiles only while it is, and the error
- * names what is missing (`missing: "newMethod"`).
- */
-export function listingEvery<All extends string>() {
-  return <const List extends readonly All[]>(list: List & ([Exclude<All, List[number]>] extends [never] ? unknown : { readonly missing: Exclude<All, List[number]> })): List =>
-    list;
 }

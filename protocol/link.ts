@@ -18,8 +18,8 @@
  */
 import type { BuiltCustomization } from './customization.js';
 import type { PlainData, VccPath } from './data.js';
-import { listingEvery } from './exhaustive.js';
-import { PROJECT_ID_PATTERN } from './signaling-constants.js';
+import { listingEvery } from './listing-every.js';
+import { PROJECT_ID_PATTERN } from './signaling-endpoint.js';
 
 /** Version of this wire format; a peer with another version is refused. */
 export const PROTOCOL_VERSION = 1;

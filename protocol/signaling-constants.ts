@@ -3,12 +3,10 @@
  * and hard limits (and {@link WireLimits}, the limits a client learns in
  * `joined`), and the names it accepts (events, shards, projects).
  */
-/**
- * Version of this wire. v2 adds the join in the WebSocket handshake and
- * batched presence (`op: 'batch'`). A server refuses a `join` of a version
- * outside {@link MIN_SIGNALING_VERSION}..{@link SIGNALING_VERSION} with `UNSUPPORTED`.
- */
-export const SIGNALING_VERSION = 2;
+// The wire's version, its control path and the project id's pattern live in signaling-endpoint.ts,
+// which a guest's first load imports alone (a module's every used constant is fetched with it).
+
+export { CONTROL_PATH, PROJECT_ID_PATTERN, SIGNALING_VERSION } from './signaling-endpoint.js';
 /** Oldest version a server still speaks: v1 clients join by frame and get presence one change per frame. */
 export const MIN_SIGNALING_VERSION = 1;
 
@@ -31,8 +29,6 @@ export const CLOSE_CODES = Object.freeze({
   TOO_MANY_REFUSALS: 4029,
 } as const);
 
-/** Path of the control WebSocket. */
-export const CONTROL_PATH = '/dispatch';
 /** The `path` option a peerjs client is given; its socket then opens `/peerjs/peerjs`. */
 export const PEERJS_PATH = '/peerjs/';
 /** The peerjs `key`; fixed, since peer ids are bound to authenticated clients anyway. */
@@ -57,8 +53,6 @@ export const FRAME_ENVELOPE_BYTES = 40 * 1024;
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$/;
 /** Shard names: 1 to 64 of `A-Z a-z 0-9 _ -`, starting with a letter or digit. */
 export const SHARD_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-/** Project ids: 1 to 128 of `A-Z a-z 0-9 _ . -`. */
-export const PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** Event names beginning with this are the library's own. */
 export const RESERVED_EVENT_PREFIX = 'platform:';
 

@@ -1,15 +1,11 @@
 /**
  * Where a browser client connects and whether it can make peer connections:
  * read by Platform.dispatch for its early socket (early-socket.ts) and by the
- * session it makes (browser-session.ts), so both name the same socket.
+ * session it makes (browser-session.ts), so both name the same socket. In the
+ * guest's first load: keep it small.
  */
 import { PlatformError } from '../../protocol/errors.js';
-import { CONTROL_PATH } from '../../protocol/signaling-constants.js';
-
-function defaultUrl(): string {
-  if (typeof location === 'undefined') throw new PlatformError('INVALID_CONFIG', 'no page location: configure({ url }) first');
-  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${CONTROL_PATH}`;
-}
+import { CONTROL_PATH } from '../../protocol/signaling-endpoint.js';
 
 /** The control socket's URL (`ws(s)://…/dispatch`) for a server URL given as http(s) or ws(s), with or without the path. */
 export function controlUrl(base: string): string {
@@ -21,9 +17,10 @@ export function controlUrl(base: string): string {
   return url.href;
 }
 
-/** The control URLs of the configured server (its nodes, in order), or the page's own host. */
+/** The control URLs of the configured server (its nodes, in order), or the page's own host (`/`, resolved against the page). */
 export function controlUrls(url: string | readonly string[] | undefined): string | string[] {
-  return typeof url === 'object' ? url.map(controlUrl) : controlUrl(url ?? defaultUrl());
+  if (url === undefined && typeof location === 'undefined') throw new PlatformError('INVALID_CONFIG', 'no page location: configure({ url }) first');
+  return typeof url === 'object' ? url.map(controlUrl) : controlUrl(url ?? '/');
 }
 
 /** Whether this page can make WebRTC peer connections at all (Discord Activities: no). */

@@ -10,9 +10,15 @@
  */
 import { controlUrls, webRtcAvailable } from './browser-endpoint.js';
 import type { BrowserDispatchOptions } from './browser-options.js';
+import type { EarlySocket } from './early-socket.js';
 import { lazyPeerTransport } from './lazy-mesh.js';
 
 export { prefetchMesh } from './lazy-mesh.js';
+
+/** A first connect() is on its way: the mesh's module and peerjs load now (relay-only clients load neither). */
+export function prepareMesh(options: BrowserDispatchOptions): void {
+  if (options.mesh !== false && webRtcAvailable()) lazyPeerTransport(options).prepare?.();
+}
 import type { DispatchListeners } from './listeners.js';
 import { DispatchSession } from './session.js';
 import type { SocketLike } from './types.js';
@@ -22,16 +28,18 @@ import { followViewerFocus } from './viewer-focus.js';
  * The session of a browser client of `projectId`, on the client's listener registry. Relay only
  * (no mesh module loaded, ever) when the options say `mesh: false` or the page has no WebRTC
  * (Discord Activities allow none). It follows the viewer's focus from now on: a template
- * preloaded in a feed joins away (viewer-focus.ts).
+ * preloaded in a feed joins away (viewer-focus.ts). `early`: the control socket Platform.dispatch
+ * opened while this module loaded (early-socket.ts), taken for the first socket when it carries the
+ * very join this session makes.
  */
-export function createBrowserSession(options: BrowserDispatchOptions, projectId: string, listeners: DispatchListeners): DispatchSession {
+export function createBrowserSession(options: BrowserDispatchOptions, projectId: string, listeners: DispatchListeners, early: EarlySocket | null = null): DispatchSession {
   const mesh = options.mesh !== false && webRtcAvailable();
   const session = new DispatchSession(
     {
       url: controlUrls(options.url),
       projectId,
       kind: 'browser',
-      createSocket: (target, protocols) => (protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike,
+      createSocket: (target, protocols) => early?.take(target, protocols) ?? ((protocols ? new WebSocket(target, [...protocols]) : new WebSocket(target)) as unknown as SocketLike),
       ...(mesh ? { peerTransport: lazyPeerTransport(options) } : {}),
       ...(options.maxQueuedEvents !== undefined ? { maxQueuedEvents: options.maxQueuedEvents } : {}),
       ...(options.receiveOwnBroadcasts !== undefined ? { receiveOwnBroadcasts: options.receiveOwnBroadcasts } : {}),

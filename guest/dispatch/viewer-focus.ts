@@ -15,7 +15,7 @@
  *   tells it: it sees through cross-origin frames, and a hidden frame
  *   intersects nothing. In a feed the feed's playback says it instead (a
  *   preloaded neighbour is off screen and away already).
- * - In a frame a kit host made (named {@link KIT_FRAME_NAME}), while the link
+ * - In a frame a kit host made (named `KIT_FRAME_NAME`, protocol/link.ts), while the link
  *   to the host is still being made: away, for at most {@link LINK_WAIT_MS}.
  *   A feed answers a template's hello within a few ms, so one that turns out
  *   to be preloaded never flashes `here` to the others, and one in front of
@@ -27,8 +27,8 @@
  *   frame waited, as soon as the join is answered now.
  */
 import { getGuestLink } from '../link.js';
-import { KIT_FRAME_NAME } from '../../protocol/link.js';
 import type { PresenceState } from '../../protocol/signaling.js';
+import { viewerFocusState } from './viewer-focus-state.js';
 
 /** Longest a template stays away while its host has not answered (see the module comment). */
 export const LINK_WAIT_MS = 1_000;
@@ -40,17 +40,11 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   let state: PresenceState = 'away';
   // Only in a frame: a page on its own is on screen while it is visible.
   const inFrame = typeof window !== 'undefined' && window.top !== window;
-  // A kit host named the frame (protocol/link.ts): it will answer, and may have preloaded us out of sight.
-  const kitFramed = inFrame && window.name === KIT_FRAME_NAME;
-  let waited = !kitFramed;
+  let waited = false;
   /** False once the observer below said the frame is off the viewer's screen; true until it says. */
   let onScreen = true;
-  const decide = (): PresenceState => {
-    const visible = typeof document === 'undefined' || document.visibilityState !== 'hidden';
-    if (link.state === 'connecting') return waited && visible && onScreen ? 'here' : 'away';
-    if (link.state === 'linked' && link.focusByPlayback) return playing && visible ? 'here' : 'away';
-    return visible && onScreen ? 'here' : 'away';
-  };
+  // The same decision the early socket's join made (viewer-focus-state.ts), from what is seen now.
+  const decide = (): PresenceState => viewerFocusState(link, { waited, playing, onScreen });
   const update = (): void => {
     const next = decide();
     if (next === state) return;
@@ -77,7 +71,7 @@ export function followViewerFocus(onChange: (state: PresenceState) => void): { r
   void link.settled().then(() => {
     if (!stopped) update();
   });
-  const waitTimer = link.state === 'connecting' && !waited ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
+  const waitTimer = link.state === 'connecting' ? setTimeout(() => ((waited = true), update()), LINK_WAIT_MS) : undefined;
   state = decide();
   return {
     get state() {

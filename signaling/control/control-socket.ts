@@ -30,8 +30,12 @@ export class Connection {
   userId: string | null = null;
   peerId: string | null = null;
   peerToken = '';
-  /** Its join asked to signal the mesh on this socket (handlers/signal.ts) rather than on a PeerJS socket. */
-  meshOnControl = false;
+  /**
+   * How this member's mesh signals: on this socket (its join asked, handlers/signal.ts), on a PeerJS
+   * socket (older clients), or not at all: a relay-only browser client (its join said `mesh: false`)
+   * gets no peer id, so no member tries a data channel to it. One field for both (memory per idle client).
+   */
+  mesh: 'control' | 'peerjs' | 'none' = 'peerjs';
   maxConnectionsPerShard = DEFAULT_MAX_CONNECTIONS_PER_SHARD;
   /** A spectator (spectators.ts): in its hub's `spectators`, in no member list, sends no event. */
   spectator = false;

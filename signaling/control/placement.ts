@@ -66,9 +66,9 @@ async function admitNewShard(ctx: ServerContext, connection: Connection): Promis
   }
 }
 
-/** A browser client's peer id and the token that registers it (backend clients have none). */
+/** A browser client's peer id and the token that registers it (backend and relay-only clients have none). */
 function issuePeerId(connection: Connection): void {
-  if (connection.kind !== 'browser') return;
+  if (connection.kind !== 'browser' || connection.mesh === 'none') return;
   connection.peerId = randomId(true);
   connection.peerToken = randomId();
 }
@@ -158,8 +158,9 @@ function takeOver(ctx: ServerContext, connection: Connection, previous: Connecti
   previous.state = 'closed';
   previous.socket.terminate();
   connection.lastSeq = previous.lastSeq;
-  connection.peerId = previous.peerId;
-  connection.peerToken = previous.peerToken;
+  // A resume that now says relay only (mesh: false) leaves its peer id behind: nobody may offer to it.
+  connection.peerId = connection.mesh === 'none' ? null : previous.peerId;
+  connection.peerToken = connection.mesh === 'none' ? '' : previous.peerToken;
   // Its buckets as they stand (one clock in this process): a reconnection never refills them.
   connection.eventMilliTokens = previous.eventMilliTokens;
   connection.eventStamp = previous.eventStamp;

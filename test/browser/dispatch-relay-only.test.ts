@@ -83,4 +83,46 @@ describe('Platform.dispatch: what loads when, and relay-only clients', function 
       expect(await fetched(m, MESH_MODULE)).to.deep.equal([]);
     }
   });
+
+  it('mesh: false in a page with WebRTC: a mesh member relays to it from the start, with no connecting phase and no peer connection for the pair', async () => {
+    // A and C mesh; B is relay only. The server gives B no peer id, so A's mesh never tries it
+    // (before, every such try was a peer connection waiting 10 s for a channel that never opens).
+    const [a, c] = [member(), member()];
+    const b = member({ mesh: false });
+    const infoA = await a.command<{ clientId: string }>('connect', { shardName: 'relay-only-pair' });
+    const infoB = await b.command<{ clientId: string }>('connect', { shardName: 'relay-only-pair' });
+    const seenForB = new Set<string>();
+    // Every path A gives B, from the moment B is listed on: never 'connecting', only 'relay'.
+    await waitUntilAsync(
+      async () => {
+        const path = (await a.command<Paths>('paths'))[infoB.clientId];
+        if (path !== undefined) seenForB.add(path);
+        return path !== undefined;
+      },
+      'A to list B',
+      20_000,
+    );
+    const infoC = await c.command<{ clientId: string }>('connect', { shardName: 'relay-only-pair' });
+    for (const m of [a, b]) await m.command('on', 'hi');
+    await a.command('emit', 'hi', { from: 'a' }, [infoB.clientId]);
+    await b.command('emit', 'hi', { from: 'b' }, [infoA.clientId]);
+    await waitUntil(() => a.events('hi').length === 1 && b.events('hi').length === 1, 'A and B to hear each other', 20_000);
+    expect(a.events('hi')[0]!.payload).to.deep.equal({ from: 'b' });
+    expect(b.events('hi')[0]!.payload).to.deep.equal({ from: 'a' });
+    // A's mesh works (its channel to C opens), so its silence towards B is not a mesh that never started.
+    await waitUntilAsync(
+      async () => {
+        const paths = await a.command<Paths>('paths');
+        seenForB.add(paths[infoB.clientId] ?? 'missing');
+        return paths[infoC.clientId] === 'peer';
+      },
+      'A’s channel to C to open',
+      30_000,
+    );
+    expect([...seenForB]).to.deep.equal(['relay']);
+    // One peer connection in A's mesh, the one to C; none in B's page.
+    expect((await a.command<{ mesh: number }>('peerConnections')).mesh).to.equal(1);
+    expect(await b.command('peerConnections')).to.deep.equal({ page: 0, mesh: 0 });
+    expect(a.errors()).to.deep.equal([]);
+  });
 });

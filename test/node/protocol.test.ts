@@ -5,6 +5,9 @@ import { assertPlainData, assertVccPath, readPath, templatePath, utf8Length } fr
 import { writeInside } from '../../protocol/vcc-paths.js';
 import { deserializeError, ERROR_CODES, PlatformError, serializeError } from '../../protocol/errors.js';
 import { parseHello, parseWelcome } from '../../protocol/link.js';
+import { parseHandshakeJoin } from '../../protocol/handshake-join.js';
+import { encodeHandshakeJoin } from '../../protocol/handshake-subprotocols.js';
+import { SIGNALING_VERSION, type JoinMessage } from '../../protocol/signaling.js';
 
 const codeOf = (run: () => unknown): string | undefined => {
   try {
@@ -131,6 +134,26 @@ describe('handshake guards', () => {
     assert.equal(parseHello('platform-kit:hello'), null);
     assert.ok(parseWelcome({ type: 'platform-kit:welcome', version: 1, helloId: 'abcdef0123' }));
     assert.equal(parseWelcome({ type: 'platform-kit:hello', version: 1, helloId: 'abcdef0123' }), null);
+  });
+});
+
+describe('the handshake join (v2)', () => {
+  it('encodes as base64url with no padding and decodes to the same join, for UTF-8 of every padding length', () => {
+    const decode = (encoded: string): string => Buffer.from(encoded, 'base64url').toString('utf8');
+    for (let extra = 0; extra < 6; extra++) {
+      const join: JoinMessage = {
+        type: 'join',
+        v: SIGNALING_VERSION,
+        id: 1,
+        projectId: 'demo',
+        kind: 'browser',
+        shardName: 's',
+        userInfo: { name: `Zoë 😀 ${'+/'.repeat(extra)}` },
+      };
+      const protocols = encodeHandshakeJoin(join)!;
+      assert.match(protocols[1]!, /^platform-kit\.join\.[A-Za-z0-9_-]+$/, 'a subprotocol token: no +, / or =');
+      assert.deepEqual(parseHandshakeJoin(protocols.join(', '), decode), join);
+    }
   });
 });
 

@@ -73,7 +73,7 @@ async function joinInTurn(ctx: ServerContext, connection: Connection, message: J
   if (identity === null) return;
 
   connection.away = message.state === 'away';
-  connection.meshOnControl = message.meshSignaling === 'control' && message.kind === 'browser';
+  connection.mesh = message.mesh === false ? 'none' : message.meshSignaling === 'control' && message.kind === 'browser' ? 'control' : 'peerjs';
   // A spectator is never resumed: it holds no place to take back (spectators.ts).
   const resumed = message.resume && message.spectator !== true ? await resume(ctx, connection, message, identity.userId, checked.userInfo) : false;
   if (connection.state !== 'joining') return; // the socket closed meanwhile (resume cleaned up)
@@ -97,7 +97,7 @@ async function joinInTurn(ctx: ServerContext, connection: Connection, message: J
   connection.held = [];
   // The hub's key is the peer's scope: one string per shard, not one per client.
   const scope = attach(ctx, connection);
-  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.meshOnControl ? controlLine(ctx, connection) : null);
+  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.mesh === 'control' ? controlLine(ctx, connection) : null);
   let members: readonly MemberRecord[];
   let extras: JoinExtras;
   try {
@@ -168,7 +168,7 @@ export function answerJoined(
     resumeToken: connection.spectator ? '' : ctx.running().resumeTokens.issue(ctx.bootId, connection.projectId, connection.shardName, connection.clientId),
     resumed,
     lastSeq: connection.lastSeq,
-    peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken, ...(connection.meshOnControl ? { control: true } : {}) } : null,
+    peer: connection.peerId ? { id: connection.peerId, token: connection.peerToken, ...(connection.mesh === 'control' ? { control: true } : {}) } : null,
     members: list,
     limits: ctx.settings.wireLimits,
     userId: connection.userId,

@@ -14,7 +14,11 @@ import { fail } from '../refusals.js';
 
 /** Handles a checked `signal` frame of `bytes` bytes. Refusals are answered without an id (a signal has none). */
 export function onSignal(ctx: ServerContext, connection: Connection, message: MeshSignalMessage, bytes: number): void {
-  if (connection.state !== 'joined' || connection.peerId === null || !connection.meshOnControl) {
+  if (connection.state === 'joined' && connection.mesh === 'none') {
+    // It said it makes no peer connections: it has no peer id, and nobody's offer may come from it.
+    return fail(ctx, connection, 'FORBIDDEN', 'signal: this client joined relay only (mesh: false): it has no peer id');
+  }
+  if (connection.state !== 'joined' || connection.peerId === null || connection.mesh !== 'control') {
     return fail(ctx, connection, 'NOT_CONNECTED', 'signal: this client has no mesh on its control socket (join with meshSignaling first)');
   }
   if (bytes > MAX_MESH_SIGNAL_BYTES) return fail(ctx, connection, 'PAYLOAD_TOO_LARGE', `signal: a frame of ${bytes} bytes is over ${MAX_MESH_SIGNAL_BYTES}`);

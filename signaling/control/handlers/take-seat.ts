@@ -28,7 +28,8 @@ export function onTakeSeat(ctx: ServerContext, connection: Connection, message: 
 async function takeSeat(ctx: ServerContext, connection: Connection, id: number): Promise<void> {
   // 'joining' refuses a second request meanwhile (door.ts: NOT_CONNECTED); the hub still serves it.
   connection.state = 'joining';
-  const peerId = connection.kind === 'browser' ? randomId(true) : null;
+  // A relay-only client (its join said mesh: false) plays without a peer id, as it joined.
+  const peerId = connection.kind === 'browser' && connection.mesh !== 'none' ? randomId(true) : null;
   const member: MemberRecord = {
     clientId: connection.clientId,
     userInfo: {},
@@ -63,7 +64,7 @@ async function takeSeat(ctx: ServerContext, connection: Connection, id: number):
   connection.state = 'joined';
   connection.held = [];
   const scope = seat(ctx, connection);
-  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.meshOnControl ? controlLine(ctx, connection) : null);
+  if (connection.peerId) ctx.peers.register(connection.peerId, connection.peerToken, scope, connection.mesh === 'control' ? controlLine(ctx, connection) : null);
   const members = await ctx.store.members(connection.projectId, connection.shardName).catch((error: unknown) => {
     connection.held = null;
     throw error;
