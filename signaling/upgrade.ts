@@ -12,7 +12,7 @@ import { WebSocketServer } from 'ws';
 import { jsonDepthWithin } from '../protocol/data.js';
 import { PlatformError } from '../protocol/errors.js';
 import { CONTROL_PATH, CONTROL_SUBPROTOCOL, FRAME_ENVELOPE_BYTES, parseHandshakeJoin, PEERJS_PATH } from '../protocol/signaling.js';
-import { clientAddress, clientIp, isLoopback } from './client-address.js';
+import { clientIp, isLoopback, limitKey } from './client-address.js';
 import { Connection, controlSocketClass, type ControlSocket } from './control/control-socket.js';
 import type { ServerContext } from './control/context.js';
 import { controlHandlers, invalid, onClientMessage, stateFrameBytes, threw } from './control/door.js';
@@ -77,7 +77,9 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
     answerAndClose(socket, '400 Bad Request');
   } else if (pathname === CONTROL_PATH) {
     const settings = ctx.settings;
-    const address = settings.addressNeeded ? clientAddress(request, settings.trustProxy) : '';
+    // Read once: the per-address limits count its /64 (client-address.ts), a project's backendJoinsFromLoopbackOnly the address itself.
+    const ip = clientIp(request, settings.trustProxy);
+    const address = settings.addressNeeded ? limitKey(ip) : '';
     if (settings.unjoinedLimited && (ctx.unjoinedByAddress.get(address) ?? 0) >= ctx.limits.maxUnjoinedSocketsPerAddress) {
       // Before any WebSocket is made: an address holding this many unjoined sockets gets no more.
       ctx.counters.upgradesRefused++;
@@ -90,7 +92,7 @@ function upgrade(ctx: ServerContext, targets: Targets, request: IncomingMessage,
       socket.off('error', destroySocket); // ws listens from here on
       const control = ws as ControlSocket;
       try {
-        onControlSocket(ctx, targets, control, request, address);
+        onControlSocket(ctx, targets, control, request, address, isLoopback(ip));
       } catch (error) {
         // The door's catch for the handshake join (the socket's own events have theirs).
         if (control.connection) threw(ctx, control.connection, error, 'handshake');
@@ -118,13 +120,13 @@ function answerAndClose(socket: Duplex, status: string): void {
 }
 
 /** A new control socket: its connection, counted (unjoined, per address), and the join of its handshake if any. */
-function onControlSocket(ctx: ServerContext, targets: Targets, socket: ControlSocket, request: IncomingMessage, address: string): void {
+function onControlSocket(ctx: ServerContext, targets: Targets, socket: ControlSocket, request: IncomingMessage, address: string, fromLoopback: boolean): void {
   const connection = new Connection(socket, clock(), ctx.limits);
   // From here on the socket's events reach the door (controlSocketClass).
   socket.connection = connection;
   // Read at the upgrade: the request (and its X-Forwarded-For) is gone by the time a later join frame comes.
   connection.address = address;
-  connection.fromLoopback = isLoopback(clientIp(request, ctx.settings.trustProxy));
+  connection.fromLoopback = fromLoopback;
   // Counted while it is in ctx.unjoined (added just below): leaveUnjoined takes it out of both.
   if (ctx.settings.unjoinedLimited) ctx.unjoinedByAddress.set(address, (ctx.unjoinedByAddress.get(address) ?? 0) + 1);
   const origin = request.headers.origin;

@@ -246,7 +246,8 @@ export async function compact(ctx: ServerContext, store: ShardStateStore, projec
     merged = collectGarbage(merged);
     if (hub) hub.stateCollectedBytes = Math.max(merged.length, 1);
   }
-  if (stored.updates.length < 2 && !due) return;
+  // One update that neither merging nor collecting changed: nothing to write back.
+  if (stored.updates.length === 1 && merged === stored.updates[0]) return;
   await store.compact(projectId, shardName, merged, stored.updates.length, stored.generation, Y.encodeStateVectorFromUpdate(merged));
 }
 
