@@ -83,10 +83,14 @@ describe('identity tokens', () => {
   });
 
   it('rejects an expired token with TOKEN_EXPIRED', async () => {
-    const { userToken } = await requestUserToken({ url: services.url, adminKey: ADMIN_KEY, projectId: TEMPLATE.id, userId: 'carol', ttlSeconds: 1 });
+    // Three seconds, not one: `exp` counts whole seconds from a truncated `iat`, so a one-second token
+    // issued late in a second could expire before a busy machine's first resolve.
+    const { userToken } = await requestUserToken({ url: services.url, adminKey: ADMIN_KEY, projectId: TEMPLATE.id, userId: 'carol', ttlSeconds: 3 });
     const identity = new BackendIdentity({ projectId: TEMPLATE.id, projectToken: TEMPLATE.token, url: services.url });
     assert.equal((await identity.resolveUserFromToken(userToken)).id, 'carol');
-    await sleep(2_100);
+    // Past the token's own `exp` (read from it, not assumed), with a second to spare.
+    const { exp } = JSON.parse(Buffer.from(userToken.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number };
+    await sleep(Math.max(0, exp * 1_000 - Date.now()) + 1_000);
     const error = await rejection(identity.resolveUserFromToken(userToken));
     assert.equal(error.code, 'TOKEN_EXPIRED');
     assert.match(String(error.message), /expired/);
