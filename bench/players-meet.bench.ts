@@ -61,7 +61,7 @@
  * with connect()). PLAYERS_MEET_MAIN=1 (or a git ref) adds the kind `main`: the same page and
  * bundler with the merge base with main's client (or that ref's), in turns in the same run.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,15 @@ const BUNDLED = process.env['PLAYERS_MEET_BUNDLE'] !== '0';
 /** PLAYERS_MEET_CREATE=start: the member makes its client in start(), with connect(), not as its page loads. */
 const CREATE_AT_START = process.env['PLAYERS_MEET_CREATE'] === 'start';
 /** PLAYERS_MEET_MAIN=1 (the merge base with main) or a git ref: the `main` kind runs that commit's client. */
+/**
+ * PLAYERS_MEET_PLAIN_AS_PEERJS (an ablation of the plain baseline): `pc`, its answering member makes
+ * its peer connection when the offer comes, not when it hears of the member; `answer`, it answers
+ * with createAnswer() then setLocalDescription(answer), not setLocalDescription() alone; `pc,answer`
+ * both, as peerjs's negotiator did before the kit's answered in one step (peer-negotiation.ts).
+ */
+const PLAIN_AS_PEERJS = process.env['PLAYERS_MEET_PLAIN_AS_PEERJS'] ?? '';
+/** PLAYERS_MEET_DUMP=file: each round's member reports (their marks too) appended to it as a JSON line, for a look by hand. */
+const DUMP = process.env['PLAYERS_MEET_DUMP'] ?? '';
 const MAIN_REF = process.env['PLAYERS_MEET_MAIN'] === undefined || ['', '0'].includes(process.env['PLAYERS_MEET_MAIN']) ? null : process.env['PLAYERS_MEET_MAIN'];
 
 /**
@@ -171,7 +180,7 @@ async function round(
       kind === 'kit' || kind === 'main'
         ? `?probe=${PROBE}&tick=${TICK_MS}${PRELOAD ? '' : '&preload=0'}${CREATE_AT_START ? '&create=start' : ''}`
         : kind === 'plain'
-          ? `?signal=${encodeURIComponent(signalingUrls.plain)}`
+          ? `?signal=${encodeURIComponent(signalingUrls.plain)}${PLAIN_AS_PEERJS ? `&as-peerjs=${PLAIN_AS_PEERJS}` : ''}`
           : '';
     const memberUrl = `${server.templateOrigin}${MEMBER_PAGE[kind]}${query}`;
     for (let i = 0; i < members; i++) {
@@ -234,6 +243,7 @@ function baselineTable(members: number, byKind: ReadonlyMap<MemberKind, MeetSamp
     ['first ICE connected', step('first ICE connected')],
     ['last data channel open', step('last data channel open')],
     ['one pair: its offer → its channel open', (samples) => samples.pairSetup],
+    ['one answerer: offer set → answer set', (samples) => samples.answerSetup],
   ];
   const kit = byKind.get('kit')!;
   const rows = measures.map(([measure, of]) => {
@@ -365,6 +375,7 @@ export async function run(context: BenchContext): Promise<BenchOutcome> {
             busyOf.get(kind)!.push(...busy);
             addRound(byKind.get(kind)!, reports, members);
             if (kind === 'kit') all.push(reports);
+            if (DUMP) appendFileSync(DUMP, `${JSON.stringify({ kind, members, reports })}\n`);
           }
         }
       } finally {

@@ -24,6 +24,8 @@ const report: MemberReport = { clientId: self, connectCalled: 0, connected: null
 const connections = new Map<string, RTCPeerConnection>();
 let signals: { close(): void } | null = null;
 const socketUrl = new URLSearchParams(location.search).get('signal');
+/** An ablation (players-meet.bench.ts PLAYERS_MEET_PLAIN_AS_PEERJS): `pc` and/or `answer`, as peerjs's negotiator does. */
+const asPeerJs = new URLSearchParams(location.search).get('as-peerjs') ?? '';
 let expected = 0;
 
 const mark = meet.mark;
@@ -69,7 +71,8 @@ function start(options: { shardName: string; members: number }): number {
         (report.seen[data.from] ??= {}).presence = wall();
         signal({ type: 'here', from: self }); // so that a member who arrived later learns of this one
         if (Object.keys(report.seen).length >= expected - 1) report.allListedAny = report.allListed ??= wall();
-        connection(data.from, signal);
+        // The answering member of a pair makes its peer connection now, not when the offer comes (but with `as-peerjs=pc`).
+        if (!asPeerJs.includes('pc') || self < data.from) connection(data.from, signal);
       }
       return;
     }
@@ -79,10 +82,14 @@ function start(options: { shardName: string; members: number }): number {
       mark('peer ← OFFER');
       void pc
         .setRemoteDescription({ type: 'offer', sdp: data.sdp })
-        .then(() => pc.setLocalDescription())
-        .then(() => signal({ type: 'answer', from: self, to: data.from, sdp: pc.localDescription!.sdp }))
+        .then(async () => (asPeerJs.includes('answer') ? pc.setLocalDescription(await pc.createAnswer()) : pc.setLocalDescription()))
+        .then(() => {
+          mark('peer → ANSWER');
+          signal({ type: 'answer', from: self, to: data.from, sdp: pc.localDescription!.sdp });
+        })
         .catch(fail);
     } else if (data.type === 'answer') {
+      mark('peer ← ANSWER');
       void pc.setRemoteDescription({ type: 'answer', sdp: data.sdp }).catch(fail);
     } else if (data.type === 'candidate') {
       void pc.addIceCandidate(data.candidate).catch(fail);

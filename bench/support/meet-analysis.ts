@@ -4,7 +4,7 @@
  * from the moment the last member called connect() (t0).
  */
 import type { MemberReport } from '../pages/players-meet-member.js';
-import { PAIR_SETUP, type MeetMarks } from './meet-marks.js';
+import { ANSWER_SETUP, PAIR_SETUP, type MeetMarks } from './meet-marks.js';
 
 /** The samples of all rounds of one member count. */
 export interface MeetSamples {
@@ -26,10 +26,12 @@ export interface MeetSamples {
   steps: Record<string, number[]>;
   /** Per peer connection: its offer (made or received) to its data channel open, ms (meet-marks.ts's PAIR_SETUP). */
   pairSetup: number[];
+  /** Per answering peer connection: its remote offer set to its local answer set, ms (meet-marks.ts's ANSWER_SETUP). */
+  answerSetup: number[];
 }
 
 export function emptySamples(): MeetSamples {
-  return { presence: [], hello: [], helloPaths: { mesh: 0, relay: 0 }, firstMesh: [], allMesh: [], missing: 0, spread: [], steps: {}, pairSetup: [] };
+  return { presence: [], hello: [], helloPaths: { mesh: 0, relay: 0 }, firstMesh: [], allMesh: [], missing: 0, spread: [], steps: {}, pairSetup: [], answerSetup: [] };
 }
 
 /** The steps of the breakdown, in the order they happen, with how each is read from a member's report. */
@@ -88,6 +90,7 @@ export function addRound(samples: MeetSamples, reports: readonly MemberReport[],
     }
     samples.presence.push(report.allListed - t0);
     samples.pairSetup.push(...(report.marks[PAIR_SETUP] ?? []));
+    samples.answerSetup.push(...(report.marks[ANSWER_SETUP] ?? []));
     const others = Object.values(report.seen);
     samples.missing += Math.max(0, members - 1 - others.length);
     for (const seen of others) {

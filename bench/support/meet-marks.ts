@@ -12,7 +12,9 @@
  *   `signal` frames (issue 27: the mesh's signalling on the control socket),
  *   marked `control → signal OFFER` and so on;
  * - each RTCPeerConnection made, its ICE connected, each data channel open;
- * - per peer connection, the time from its offer to its channel open (PAIR_SETUP: a duration).
+ * - per peer connection, the time from its offer to its channel open (PAIR_SETUP: a duration),
+ *   and on the answering side from the offer set to the answer set (ANSWER_SETUP);
+ * - each local ICE candidate, each remote one added, each remote offer set.
  *
  * The kit is not changed for it: what it does is seen at the browser's API.
  * A mark keeps every time it happened (a page of eight members opens seven
@@ -36,9 +38,12 @@ declare global {
 
 /** Not a time but a duration, one per peer connection: its offer (sent or received) to its data channel open, ms. */
 export const PAIR_SETUP = 'Δ pair: offer → data channel open';
+/** A duration per answering peer connection: its remote offer set (called) to its local answer set, ms. */
+export const ANSWER_SETUP = 'Δ answerer: remote offer set → local answer set';
 
 export const MEET_MARKS_SCRIPT = `(() => {
   const PAIR_SETUP = ${JSON.stringify(PAIR_SETUP)};
+  const ANSWER_SETUP = ${JSON.stringify(ANSWER_SETUP)};
   if (window.__meet) return;
   const wall = () => performance.timeOrigin + performance.now();
   const marks = {};
@@ -92,6 +97,18 @@ export const MEET_MARKS_SCRIPT = `(() => {
           if (!connected && (this.iceConnectionState === 'connected' || this.iceConnectionState === 'completed')) { connected = true; mark('ICE connected'); }
         });
         this.addEventListener('datachannel', (event) => watchChannel(event.channel, this));
+        this.addEventListener('icecandidate', (event) => { if (event.candidate) mark('local candidate'); });
+        this.addEventListener('signalingstatechange', () => {
+          if (this.signalingState === 'stable' && this.__remoteOfferAt !== undefined) (marks[ANSWER_SETUP] ??= []).push(wall() - this.__remoteOfferAt);
+        });
+      }
+      setRemoteDescription(description, ...rest) {
+        if (description && description.type === 'offer') { this.__remoteOfferAt = wall(); mark('remote offer set (called)'); }
+        return super.setRemoteDescription(description, ...rest);
+      }
+      addIceCandidate(...args) {
+        mark('remote candidate added');
+        return super.addIceCandidate(...args);
       }
       createDataChannel(...args) {
         const channel = super.createDataChannel(...args);

@@ -8,8 +8,9 @@
 import { preciseNow, type ServerMessage } from '../../protocol/signaling.js';
 
 /**
- * Round trips measured when a client first joins (three when it resumes): the first before
- * `connect()` resolves, the others right after it, in the background (see {@link ServerClock.refine}).
+ * Round trips measured when a client first joins (three when it resumes), all after `connect()`
+ * resolved, in the background (see {@link ServerClock.refine}); until the first is back, the
+ * clock reads the server's time in `joined` ({@link ServerClock.restart}).
  */
 export const CLOCK_SAMPLES_AT_CONNECT = 5;
 export const CLOCK_SAMPLES_AT_RESUME = 3;

@@ -33,6 +33,7 @@ import { ControlSignalLine, peerOnControl } from './control-signal.js';
 import { HeldCalls } from './held-calls.js';
 import { peerConnectionsCreated, spendPeerConnection } from './peer-budget.js';
 import { PeerLink } from './peer-link.js';
+import { shortenNegotiation } from './peer-negotiation.js';
 import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransportInit } from './transport.js';
 
 /** Options of the mesh. */
@@ -150,6 +151,7 @@ class MeshTransport implements PeerTransport {
       return;
     }
     this.#peer = peer;
+    shortenNegotiation(peer);
     peer.on('open', () => {
       this.#open = true;
       this.#reconcile();

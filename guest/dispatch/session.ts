@@ -250,7 +250,7 @@ export class DispatchSession {
     if (!this.#audience.spectator) throw new PlatformError('INVALID_ARGUMENT', 'this client plays already: only a spectator takes a seat');
     const reply = await this.#connection.request({ type: 'takeSeat' });
     if (reply.type !== 'joined') throw new PlatformError('INVALID_MESSAGE', 'the server answered takeSeat with something else');
-    await this.#onJoined(reply, false);
+    this.#onJoined(reply, false);
     // A spectator's user info went nowhere (it is in no list): it goes with the seat.
     if (Object.keys(this.#userInfo).length > 0) await this.#connection.request({ type: 'userInfo', userInfo: this.#userInfo });
     return this.#info!;
@@ -368,12 +368,12 @@ export class DispatchSession {
     });
     this.statePort.asked = join.stateVector !== undefined;
     return this.#connection.open(join, async (reply) => {
-      await this.#onJoined(reply, resuming);
+      this.#onJoined(reply, resuming);
       return this.#info!;
     });
   }
 
-  async #onJoined(reply: JoinedMessage, resuming: boolean): Promise<void> {
+  #onJoined(reply: JoinedMessage, resuming: boolean): void {
     const previous = this.#info;
     const spectator = reply.spectator === true;
     this.#audience.spectator = spectator;
@@ -393,6 +393,10 @@ export class DispatchSession {
       this.#sender.forgetOrder();
       this.#emitError(new PlatformError('LINK_RESET', `reconnected as a new client ${reply.clientId} (was ${previous.clientId})`));
     }
+    // The first guess of the server's clock: `s`, off by the one-way delay of `joined` (well under a
+    // millisecond on loopback, half a round trip on a network). connect() does not wait for a ping
+    // to do better: that round trip came before the application's first event and before the mesh's
+    // first offer (issue 27). The samples that do better follow at once, below (clock.ts).
     this.#clock.restart(reply.s);
     // A first join starts a mesh that signals on a PeerJS socket now, beside the clock sync: that
     // socket's handshake, the offers and ICE take several round trips, and none of them needs the
@@ -404,10 +408,6 @@ export class DispatchSession {
     if (!resuming && !meshOnControl) this.#mesh.start(reply);
     if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
     const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
-    // One sample before connect() resolves (the `s` of joined alone is off by the one-way delay);
-    // the others follow in the background (clock.ts), so joining costs one round trip for the
-    // clock, not five.
-    await this.#clock.sync(ping, 1);
     this.#state = 'connected';
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
@@ -420,7 +420,7 @@ export class DispatchSession {
     this.statePort.hooks?.onConnected();
     // Before connect() resolves: the listeners registered before it hear them (replayed: true).
     for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
-    this.#clock.refine(ping, (resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT) - 1);
+    this.#clock.refine(ping, resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT);
     // Measured (players-meet, 8 members): started at `joined`, the mesh's offers and candidates went
     // on this socket before the application's first events and held them back in every member's page
     // (the first event by the relay 145–194 → 229–323 ms p50). A task later, what the application

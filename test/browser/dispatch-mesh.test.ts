@@ -64,6 +64,18 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('peer');
   });
 
+  it('makes each offer and answer in one step (setLocalDescription() with no argument), and the pair opens', async () => {
+    const { a, b, infoA, infoB } = await openPair('one-step-room');
+    // A member that offers and a member that answers, whichever of the two has the smaller peer id.
+    const made = [await a.command<Record<string, number>>('negotiation'), await b.command<Record<string, number>>('negotiation')];
+    expect(made.map((m) => (m['createOffer'] ?? 0) + (m['createAnswer'] ?? 0))).to.deep.equal([0, 0]);
+    expect(made.map((m) => m['implicit'])).to.deep.equal([1, 1]);
+    await a.command('emit', 'seq', { i: 0 });
+    await waitUntil(() => b.events('seq').length === 1, 'the event over the channel');
+    expect((await b.command<Paths>('paths'))[infoA.clientId]).to.equal('peer');
+    expect((await a.command<Paths>('paths'))[infoB.clientId]).to.equal('peer');
+  });
+
   it('notices a failed ICE pair within 10 s and relays without the application seeing a gap', async () => {
     const a = member();
     const b = member({ blockIceCandidates: true }); // test hook: B gathers no candidates, so ICE cannot succeed
@@ -170,8 +182,9 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     // download after two round trips instead of beside them. Since issue 27 the session and the
     // mesh are modules of their own (browser-session.ts, lazy-mesh.ts): connect() makes the
     // session, which asks for the mesh and peerjs at once, before the join is answered. The two
-    // modules are loaded into this page first, so those imports are no downloads, and connect()
-    // resolves only after the server's answers: peerjs was asked for by then.
+    // modules are loaded into this page first, so those imports are no downloads. connect() no
+    // longer waits for a clock round trip after `joined` (issue 27), so on loopback it may resolve
+    // a task before the mesh's module asks for peerjs: waited for here, briefly, not assumed.
     await import('../../guest/dispatch/browser-session.js');
     await import('../../guest/dispatch/peer-transport.js');
     let loads = 0;
@@ -179,7 +192,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     const [a, b] = [createDispatch({ url: server(), projectId: 'demo', loadPeerJs: () => (loads++, load()) }), createDispatch({ url: server(), projectId: 'demo' })];
     try {
       const infoA = await a.connect({ shardName: 'preload-room' });
-      expect(loads).to.equal(1);
+      await waitUntil(() => loads === 1, 'peerjs asked for as the session started', 5_000);
       const infoB = await b.connect({ shardName: 'preload-room' });
       await waitUntil(() => a.session?.paths()[infoB.clientId] === 'peer' && b.session?.paths()[infoA.clientId] === 'peer', 'the pair to open', 10_000);
       expect(loads).to.equal(1);
