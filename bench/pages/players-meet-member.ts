@@ -81,7 +81,10 @@ async function joined(): Promise<void> {
 /** peerjs's prebuilt bundle, after the join when the ablation defers it. */
 async function loadPeerJs(): Promise<typeof Peer> {
   if (deferLoad) await joined();
-  return loadPeerJsBundle();
+  meet.mark('peerjs asked for');
+  const PeerClass = await loadPeerJsBundle();
+  meet.mark('peerjs loaded');
+  return PeerClass;
 }
 
 const meet = window.__meet!;

@@ -43,6 +43,8 @@ export const STEPS: readonly { readonly name: string; readonly at: (report: Memb
   { name: 'connect() resolved', at: (r) => r.connected ?? undefined },
   { name: 'every other member listed (presence)', at: (r) => r.allListed ?? undefined },
   { name: 'every other member listed, here or away', at: (r) => r.allListedAny ?? undefined },
+  { name: 'peerjs asked for (the mesh prepared)', at: (r) => first(r.marks, 'peerjs asked for') },
+  { name: 'peerjs loaded', at: (r) => first(r.marks, 'peerjs loaded') },
   { name: 'peerjs socket made (peerjs loaded)', at: (r) => first(r.marks, 'peer socket made') },
   { name: 'peerjs socket open', at: (r) => first(r.marks, 'peer socket open') },
   { name: 'peerjs OPEN (peer id registered)', at: (r) => first(r.marks, 'peer ← OPEN') },

@@ -398,12 +398,11 @@ export class DispatchSession {
     // to do better: that round trip came before the application's first event and before the mesh's
     // first offer (issue 27). The samples that do better follow at once, below (clock.ts).
     this.#clock.restart(reply.s);
-    // A first join starts a mesh that signals on a PeerJS socket now, beside the clock sync: that
-    // socket's handshake, the offers and ICE take several round trips, and none of them needs the
-    // clock. Frames that come on a channel before connect() resolves are delivered, as relayed ones
-    // already were. A mesh that signals on this socket (issue 27) has no handshake to wait for: it
-    // starts a task after connect() resolved (below). A resume starts it after the new relay
-    // (below): a mesh it replaces hands what it did not deliver to that relay.
+    // A first join starts a mesh that signals on a PeerJS socket now: that socket's handshake, the
+    // offers and ICE take several round trips, and none of them needs the clock. A mesh that
+    // signals on this socket (issue 27) has no handshake to wait for: it starts a task after
+    // connect() resolved (below). A resume starts it after the new relay (below): a mesh it
+    // replaces hands what it did not deliver to that relay.
     const meshOnControl = reply.peer?.control === true;
     if (!resuming && !meshOnControl) this.#mesh.start(reply);
     if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
