@@ -419,12 +419,17 @@ export class DispatchSession {
     this.statePort.hooks?.onConnected();
     // Before connect() resolves: the listeners registered before it hear them (replayed: true).
     for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
-    this.#clock.refine(ping, resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT);
-    // Measured (players-meet, 8 members): started at `joined`, the mesh's offers and candidates went
-    // on this socket before the application's first events and held them back in every member's page
-    // (the first event by the relay 145–194 → 229–323 ms p50). A task later, what the application
-    // emits as connect() resolves has left first; signals for us meanwhile wait in session-mesh.ts.
-    if (!resuming && meshOnControl) setTimeout(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#mesh.start(reply), 0);
+    const firstSample = this.#clock.refine(ping, resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT);
+    // The mesh starts once the first clock sample is back: one round trip after `joined`, when the
+    // application's first events have left and the shard's members have heard of this one.
+    // Measured (players-meet, 8 members, 2 cores): started at `joined`, the mesh's offers held the
+    // application's first events back in every member's page (the first event by the relay
+    // 145–194 → 229–323 ms p50); started a task after `joined`, each pair's setup took 50 to 80 ms
+    // longer (its offers and ICE in the same milliseconds as every member's join and first events)
+    // and the mesh was no sooner ready. Signals for us meanwhile wait in session-mesh.ts.
+    if (!resuming && meshOnControl) {
+      void firstSample.then(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#mesh.start(reply));
+    }
   }
 
   #scheduleReconnect(): void {
