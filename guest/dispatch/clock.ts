@@ -57,21 +57,17 @@ export class ServerClock {
    * meanwhile carry the offset of the samples so far (within half a round trip of the truth,
    * usually far less), and the best of all of them wins when they are in. A sample that fails
    * (the socket closed, a reconnection restarted the clock) ends it quietly: the next join or
-   * heartbeat measures again. Settles (never rejects) once the first sample is in, or failed.
+   * heartbeat measures again. At least one sample; settles (never rejects) once the first is in,
+   * or failed.
    */
   refine(ping: Ping, samples: number): Promise<void> {
     const generation = ++this.#generation;
-    let firstDone: () => void = () => undefined;
-    const first = new Promise<void>((resolve) => (firstDone = resolve));
+    const first = this.sync(ping, 1);
     void (async () => {
-      for (let i = 0; i < samples && generation === this.#generation; i++) {
-        await this.sync(ping, 1);
-        firstDone();
-      }
-    })()
-      .catch(() => undefined)
-      .finally(firstDone);
-    return first;
+      await first;
+      for (let i = 1; i < samples && generation === this.#generation; i++) await this.sync(ping, 1);
+    })().catch(() => undefined);
+    return first.catch(() => undefined);
   }
 
   /** NTP-style: offset = server time − midpoint of the round trip; the sample with the smallest round trip wins. */

@@ -52,7 +52,6 @@ const WEBRTC_ERROR = 'webrtc';
 const negotiators = new WeakMap<object, NegotiatorInternals | null>();
 /** One subclass per peerjs `raw` class (peerjs may be loaded as a module and as a bundle). */
 const shortened = new WeakMap<ConnectionClass, ConnectionClass>();
-const shortClasses = new WeakSet<ConnectionClass>();
 
 /** Sets the local description in one step and returns it as the wire carries it. */
 async function describeLocally(connection: ConnectionInternals): Promise<RTCSessionDescriptionInit> {
@@ -108,21 +107,19 @@ function shortenedClass(Raw: ConnectionClass): ConnectionClass {
       }
     };
     shortened.set(Raw, Short);
-    shortClasses.add(Short);
   }
   return Short;
 }
 
 /**
- * Makes `peer`'s raw data connections (the mesh's) offer and answer in one step. Returns false
- * (and changes nothing) when this peerjs has not the internals it needs.
+ * Makes `peer`'s raw data connections (the mesh's) offer and answer in one step; called once per
+ * peer, as it is made. Returns false (and changes nothing) when this peerjs has not the internals
+ * it needs, or has a `_negotiator` accessor of its own on that class.
  */
 export function shortenNegotiation(peer: Peer): boolean {
   const serializers = (peer as unknown as { _serializers?: Record<string, unknown> })._serializers;
   const Raw = serializers?.['raw'];
-  if (typeof Raw !== 'function') return false;
-  if (shortClasses.has(Raw as ConnectionClass)) return true;
-  if (Object.getOwnPropertyDescriptor(Raw.prototype, '_negotiator')) return false;
+  if (typeof Raw !== 'function' || Object.getOwnPropertyDescriptor(Raw.prototype, '_negotiator')) return false;
   serializers!['raw'] = shortenedClass(Raw as ConnectionClass);
   return true;
 }

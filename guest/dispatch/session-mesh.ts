@@ -35,7 +35,7 @@ export class SessionMesh {
   readonly #host: SessionMeshHost;
   /** The peer id and token the mesh was made for: another pair means a new mesh. */
   #key = '';
-  /** Signals that came before the mesh was made (it starts a task after connect() resolves). */
+  /** Signals that came before the mesh was made (it starts once the first clock sample is back: session.ts). */
   readonly #early: MeshSignalFrame['m'][] = [];
 
   /** `factory`: none for a client without a mesh (a backend; `mesh: false`). */

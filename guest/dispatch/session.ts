@@ -12,6 +12,7 @@
  * - event-sender.ts: emitEvent's checks, rate, offline queue and paths;
  * - event-receiver.ts: order, duplicates and the listeners of `on`;
  * - clock.ts: the server-synced clock;
+ * - session-mesh.ts: the mesh as the session makes it (this file says when);
  * - peer-transport.ts and relay-transport.ts: the two data paths.
  *
  * The guarantees (order, delivery, offline) are written down where they are
@@ -71,6 +72,8 @@ export class DispatchSession {
   readonly #mesh: SessionMesh;
   readonly #listeners: DispatchListeners;
   readonly #clock: ServerClock;
+  /** One clock sample's round trip on the control socket (clock.ts): at a join and with each heartbeat. */
+  readonly #ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
   readonly #connection: ControlConnection;
   readonly #membership: Membership;
   readonly #audience: Audience;
@@ -400,13 +403,12 @@ export class DispatchSession {
     this.#clock.restart(reply.s);
     // A first join starts a mesh that signals on a PeerJS socket now: that socket's handshake, the
     // offers and ICE take several round trips, and none of them needs the clock. A mesh that
-    // signals on this socket (issue 27) has no handshake to wait for: it starts a task after
-    // connect() resolved (below). A resume starts it after the new relay (below): a mesh it
-    // replaces hands what it did not deliver to that relay.
+    // signals on this socket (issue 27) has no handshake to wait for: it starts once the first clock
+    // sample is back (below). A resume starts it after the new relay (below): a mesh it replaces
+    // hands what it did not deliver to that relay.
     const meshOnControl = reply.peer?.control === true;
     if (!resuming && !meshOnControl) this.#mesh.start(reply);
     if (this.statePort.asked) this.statePort.hooks?.onSync(reply.state ?? null);
-    const ping: Ping = (c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs);
     this.#state = 'connected';
     this.#connection.resetBackoff();
     this.#sender.useRelay((text) => this.#connection.write(text), resuming && reply.resumed && previous?.clientId === reply.clientId ? reply.lastSeq : null);
@@ -419,17 +421,13 @@ export class DispatchSession {
     this.statePort.hooks?.onConnected();
     // Before connect() resolves: the listeners registered before it hear them (replayed: true).
     for (const event of reply.history ?? []) this.#receiver.replay(event.from, event.userId, event.name, event.payload, event.ts);
-    const firstSample = this.#clock.refine(ping, resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT);
+    const firstSample = this.#clock.refine(this.#ping, resuming ? CLOCK_SAMPLES_AT_RESUME : CLOCK_SAMPLES_AT_CONNECT);
     // The mesh starts once the first clock sample is back: one round trip after `joined`, when the
-    // application's first events have left and the shard's members have heard of this one.
-    // Measured (players-meet, 8 members, 2 cores): started at `joined`, the mesh's offers held the
-    // application's first events back in every member's page (the first event by the relay
-    // 145–194 → 229–323 ms p50); started a task after `joined`, each pair's setup took 50 to 80 ms
-    // longer (its offers and ICE in the same milliseconds as every member's join and first events)
-    // and the mesh was no sooner ready. Signals for us meanwhile wait in session-mesh.ts.
-    if (!resuming && meshOnControl) {
-      void firstSample.then(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#mesh.start(reply));
-    }
+    // application's first events have left. Started at `joined` it held them back (first event by the
+    // relay 145–194 → 229–323 ms p50); a task after it, each pair's setup took 55–85 ms longer and the
+    // mesh was no sooner ready (players-meet, 8 members: bench/RESULTS.md, fifth session). Signals
+    // for us meanwhile wait in session-mesh.ts.
+    if (!resuming && meshOnControl) void firstSample.then(() => this.#state === 'connected' && this.#info?.clientId === reply.clientId && this.#mesh.start(reply));
   }
 
   #scheduleReconnect(): void {
@@ -466,9 +464,7 @@ export class DispatchSession {
 
   #scheduleHeartbeat(): void {
     const intervalMs = this.#limits.heartbeatIntervalMs;
-    this.#connection.startHeartbeat(intervalMs, () =>
-      this.#state === 'connected' ? this.#clock.sync((c, timeoutMs) => this.#connection.request({ type: 'ping', c }, timeoutMs), 1, intervalMs) : null,
-    );
+    this.#connection.startHeartbeat(intervalMs, () => (this.#state === 'connected' ? this.#clock.sync(this.#ping, 1, intervalMs) : null));
   }
 
   #assertConnected(): void {
