@@ -11,9 +11,12 @@
 import { controlUrls, webRtcAvailable } from './browser-endpoint.js';
 import type { BrowserDispatchOptions } from './browser-options.js';
 import type { EarlySocket } from './early-socket.js';
-import { lazyPeerTransport } from './lazy-mesh.js';
+import { lazyPeerTransport, prefetchMesh as prefetchMeshModules } from './lazy-mesh.js';
 
-export { prefetchMesh } from './lazy-mesh.js';
+/** The template touched Platform.dispatch and its setup has run: the mesh's module, then peerjs at an idle moment (relay-only clients load neither). */
+export function prefetchMesh(options: BrowserDispatchOptions): void {
+  if (options.mesh !== false) prefetchMeshModules(options);
+}
 
 /** A first connect() is on its way: the mesh's module and peerjs load now (relay-only clients load neither). */
 export function prepareMesh(options: BrowserDispatchOptions): void {

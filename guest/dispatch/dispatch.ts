@@ -76,12 +76,11 @@ export class BrowserDispatch {
   constructor() {
     // The template touched Platform.dispatch (the getter makes the client on first access): it
     // will connect, and its session's code loads now, beside the page's own work, not after connect().
-    // The mesh's module follows once that is in: by then the template's own setup has run (a
-    // configure({ mesh: false }) right after the first touch), so a relay-only client never loads it.
+    // The mesh's module follows once that is in, and peerjs at the page's next idle moment: by then
+    // the template's own setup has run (a configure({ mesh: false }) right after the first touch),
+    // so a relay-only client loads neither.
     loadSessionModule().then(
-      (module) => {
-        if (this.#options.mesh !== false) module.prefetchMesh();
-      },
+      (module) => module.prefetchMesh(this.#options),
       () => undefined,
     );
   }

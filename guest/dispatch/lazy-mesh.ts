@@ -6,8 +6,9 @@
  * Activity) never downloads them; the session's data path does not change.
  *
  * The session makes its peer transport synchronously when `joined` comes;
- * the mesh module is almost always loaded by then (`prepare()` starts the
- * load at `connect()`, beside the socket's opening). When it is not, a
+ * the mesh module and peerjs are almost always loaded by then (prefetchMesh()
+ * fetches them once the template touches Platform.dispatch; `prepare()`, at
+ * `connect()`, when it connects first). When it is not, a
  * stand-in takes its place until it is: it reaches nobody (the session relays
  * meanwhile, as it does for any pair not open yet) and remembers the members.
  */
@@ -19,6 +20,8 @@ import type { PeerTransport, PeerTransportFactory, PeerTransportHost, PeerTransp
 
 /** Signals kept for the mesh while its module loads: an offer and a few candidates from each of a mesh's members. */
 const MAX_PENDING_SIGNALS = 256;
+/** peerjs's prefetch waits for an idle moment this long at most: a page that is never idle (a game's loop) still gets it. */
+const IDLE_WAIT_MS = 2_000;
 
 /** The mesh's module, loading or loaded: one load per page, shared by every client. */
 let meshModule: Promise<typeof PeerTransportModule> | null = null;
@@ -36,13 +39,37 @@ function loadMeshModule(): Promise<typeof PeerTransportModule> {
 }
 
 /**
- * Starts loading the mesh's module (not peerjs: that waits for a `connect()`) in a page that can
- * use it. Platform.dispatch calls it once the session's module is in, when the template has not
- * turned the mesh off: without it the mesh's module would load only at `connect()`, and peerjs
- * only after it, a download in series before the first offer.
+ * Starts loading the mesh's module, and peerjs after it once the page is idle, in a page that can
+ * use them. Platform.dispatch calls it once the session's module is in, when the template has not
+ * turned the mesh off. Without it the mesh's module would load only at `connect()`, and peerjs
+ * (the largest chunk by far) would download and compile beside the join: in players-meet, 8
+ * members, that put the control socket's open 25 to 40 ms and the first offer 60 to 80 ms later
+ * than with peerjs already in the page (bench/RESULTS.md, sixth session). A page whose viewer asked
+ * to save data (`navigator.connection.saveData`) loads peerjs at `connect()`, as before.
  */
-export function prefetchMesh(): void {
-  if (webRtcAvailable()) loadMeshModule().catch(() => undefined);
+export function prefetchMesh(options: PeerTransportOptions): void {
+  if (!webRtcAvailable()) return;
+  loadMeshModule().then(
+    (module) => {
+      if (!savingData()) afterPageIdle(() => module.peerTransport(options).prepare?.());
+    },
+    () => undefined,
+  );
+}
+
+/** The viewer asked the browser to save data (Chromium's Network Information API; absent elsewhere). */
+function savingData(): boolean {
+  return (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData === true;
+}
+
+/** The page's most idle moment after it loaded (at most {@link IDLE_WAIT_MS} later); a task after its load where there is no requestIdleCallback (Safari). */
+function afterPageIdle(callback: () => void): void {
+  const idle = (): void => {
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(() => callback(), { timeout: IDLE_WAIT_MS });
+    else setTimeout(callback, 0);
+  };
+  if (document.readyState === 'complete') idle();
+  else addEventListener('load', idle, { once: true });
 }
 
 /** The factory of the mesh, loaded on first use. */

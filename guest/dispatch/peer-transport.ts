@@ -76,9 +76,10 @@ function loadPeerJs(options: PeerTransportOptions): Promise<typeof Peer> {
 }
 
 /**
- * Makes the factory the session calls once it has a peer id. Its `prepare()`, called by
- * `connect()`, starts loading peerjs: the load overlaps the socket's opening and the join instead
- * of following them (a template that never connects still never downloads it).
+ * Makes the factory the session calls once it has a peer id. Its `prepare()` starts loading
+ * peerjs: at the page's first idle moment after the template touched Platform.dispatch
+ * (lazy-mesh.ts's prefetchMesh), or at `connect()` when that comes first, where the load overlaps
+ * the socket's opening and the join instead of following them.
  */
 export function peerTransport(options: PeerTransportOptions = {}): PeerTransportFactory {
   const factory: PeerTransportFactory = (init, host) => new MeshTransport(init, host, options);

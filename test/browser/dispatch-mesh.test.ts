@@ -177,14 +177,13 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     }
   });
 
-  it('starts loading peerjs when connect() is called, and the mesh uses that one load', async () => {
+  it('loads peerjs once, before connect() or at it, and the mesh uses that one load', async () => {
     // Issue 18: peerjs used to load once the join was answered and the clock synced, a chunk's
     // download after two round trips instead of beside them. Since issue 27 the session and the
-    // mesh are modules of their own (browser-session.ts, lazy-mesh.ts): connect() makes the
-    // session, which asks for the mesh and peerjs at once, before the join is answered. The two
-    // modules are loaded into this page first, so those imports are no downloads. connect() no
-    // longer waits for a clock round trip after `joined` (issue 27), so on loopback it may resolve
-    // a task before the mesh's module asks for peerjs: waited for here, briefly, not assumed.
+    // mesh are modules of their own (browser-session.ts, lazy-mesh.ts): the client asks for the
+    // mesh's module when it is made and for peerjs at the page's next idle moment, or connect()
+    // asks for both, whichever comes first; either way one load. The two modules are loaded into
+    // this page first, so those imports are no downloads.
     await import('../../guest/dispatch/browser-session.js');
     await import('../../guest/dispatch/peer-transport.js');
     let loads = 0;

@@ -13,25 +13,37 @@ const fetched = async (member: Member, pattern: RegExp): Promise<string[]> => (a
 
 // What a template loads, and when (issue 27): the first load holds the client's API; the session
 // is a module of its own, fetched as soon as the template touches Platform.dispatch, and then the
-// mesh's (so that connect() waits for no download); peerjs waits for connect(). A relay-only
-// client never fetches the mesh. The relay-only path is first class: Discord Activities allow no
-// WebRTC at all.
+// mesh's and peerjs at the page's next idle moment (so that connect() waits for no download and
+// compiles nothing); with Save-Data, peerjs waits for connect(). A relay-only client never fetches
+// the mesh. The relay-only path is first class: Discord Activities allow no WebRTC at all.
 describe('Platform.dispatch: what loads when, and relay-only clients', function () {
   this.timeout(60_000);
   const { member } = memberSuite();
 
-  it("fetches the session's module and the mesh's when the template first touches Platform.dispatch, before any connect()", async () => {
+  it("fetches the session's module, the mesh's and peerjs when the template first touches Platform.dispatch, before any connect()", async () => {
     // The fixture reads Platform.dispatch at load and configures it; it does not connect.
     const a = member();
     const relayOnly = member({ mesh: false });
     for (const m of [a, relayOnly]) await waitUntilAsync(async () => (await fetched(m, SESSION_MODULE)).length > 0, "the session's module to be fetched", 20_000);
     await waitUntilAsync(async () => (await fetched(a, MESH_MODULE)).length > 0, "the mesh's module to be fetched", 20_000);
+    // peerjs, at the page's first idle moment (at most 2 s after the mesh's module is in): not beside
+    // the join, where its compiling held the control socket and the first offer back (players-meet).
+    await waitUntilAsync(async () => (await fetched(a, PEERJS)).length > 0, 'peerjs to be fetched', 20_000);
     expect(await a.command('state')).to.equal('idle');
-    expect(await fetched(a, PEERJS)).to.deep.equal([]);
     // configure({ mesh: false }) came right after the first touch: the mesh is never fetched, not
     // even once connected (connect() runs after the client decided whether to fetch it).
     await relayOnly.command('connect', { shardName: 'fetch-room' });
     expect(await fetched(relayOnly, MESH_MODULE)).to.deep.equal([]);
+  });
+
+  it('a viewer who asked to save data fetches peerjs only when the template connects', async () => {
+    const m = member({ saveData: true });
+    await waitUntilAsync(async () => (await fetched(m, MESH_MODULE)).length > 0, "the mesh's module to be fetched", 20_000);
+    // Well past the idle moment at which peerjs is fetched otherwise (at most 2 s after the mesh's module, above).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await fetched(m, PEERJS)).to.deep.equal([]);
+    await m.command('connect', { shardName: 'save-data-room' });
+    await waitUntilAsync(async () => (await fetched(m, PEERJS)).length > 0, 'peerjs to be fetched once connected', 20_000);
   });
 
   it('a page without RTCPeerConnection exchanges events with mesh members by the relay and loads no mesh code', async () => {
