@@ -7,13 +7,17 @@ import { readdirSync } from 'node:fs';
 import { CHROMIUM_FLAGS, chromiumPath } from './test/chromium.mjs';
 
 // Each suite that needs a server or a command in Node adds a module to
-// test/wtr/ that default-exports a list of plugins; they are all loaded here.
+// test/wtr/ that default-exports a list of plugins, and may export `middleware`
+// (Koa middleware, run before the dev server's cache answers a file it served
+// before); they are all loaded here.
 const suitePlugins = [];
+const suiteMiddleware = [];
 for (const file of readdirSync(new URL('./test/wtr/', import.meta.url))
   .filter((name) => name.endsWith('.mjs'))
   .sort()) {
   const module = await import(new URL(`./test/wtr/${file}`, import.meta.url).href);
   suitePlugins.push(...module.default);
+  suiteMiddleware.push(...(module.middleware ?? []));
 }
 
 const executablePath = chromiumPath;
@@ -32,6 +36,7 @@ export default {
   browserStartTimeout: 60000,
   testsStartTimeout: 60000,
   testsFinishTimeout: 300000,
+  middleware: suiteMiddleware,
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), ...suitePlugins],
   browsers: [
     playwrightLauncher({

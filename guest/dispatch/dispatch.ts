@@ -39,7 +39,12 @@ export type { BrowserDispatchOptions } from './browser-options.js';
 /** The session's module, loading or loaded: one load per page, shared by every client. */
 let sessionModule: Promise<typeof BrowserSessionModule> | null = null;
 
-/** Loads the session's module (once; a failed load, a network blip, is tried again at the next call). */
+/**
+ * Loads the session's module (once; a failed load, a network blip, is asked for again at the next
+ * call). Browsers that follow whatwg/html#10327 fetch it again then; older ones (Chromium 156
+ * here) keep the failure for the page's life, so every later connect() rejects the same way and
+ * the error says to reload.
+ */
 function loadSessionModule(): Promise<typeof BrowserSessionModule> {
   if (!sessionModule) {
     const loading = import('./browser-session.js');
@@ -255,7 +260,7 @@ export class BrowserDispatch {
         return this.#session ?? this.#adopt(module.createBrowserSession(this.#options, projectId, this.#listeners, early));
       },
       (error: unknown) => {
-        throw new PlatformError('NOT_CONNECTED', `the Dispatch client could not be loaded: ${String(error)}`);
+        throw new PlatformError('NOT_CONNECTED', `the Dispatch client could not be loaded (reload the page if this repeats): ${String(error)}`);
       },
     );
     this.#opening = opening;
