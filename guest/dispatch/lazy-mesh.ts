@@ -62,7 +62,7 @@ function savingData(): boolean {
   return (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData === true;
 }
 
-/** The page's most idle moment after it loaded (at most {@link IDLE_WAIT_MS} later); a task after its load where there is no requestIdleCallback (Safari). */
+/** The page's first idle moment after it loaded (at most {@link IDLE_WAIT_MS} later); a task after its load where there is no requestIdleCallback (Safari). */
 function afterPageIdle(callback: () => void): void {
   const idle = (): void => {
     if (typeof requestIdleCallback === 'function') requestIdleCallback(() => callback(), { timeout: IDLE_WAIT_MS });
