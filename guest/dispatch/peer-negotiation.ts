@@ -63,27 +63,38 @@ async function describeLocally(connection: ConnectionInternals): Promise<RTCSess
   return description.toJSON();
 }
 
-/** Gives one negotiator the one-step offer and answer; the messages are peerjs's own, field for field. */
+/**
+ * A negotiator's step that sets the local description in one go and sends it as peerjs's own
+ * `type` message, `payload` field for field; a failure is peerjs's WebRTC error, as its own step's.
+ */
+function describeAndSend(
+  negotiator: NegotiatorInternals,
+  type: 'OFFER' | 'ANSWER',
+  payload: (connection: ConnectionInternals, sdp: RTCSessionDescriptionInit) => object,
+): () => Promise<void> {
+  return async () => {
+    const connection = negotiator.connection;
+    try {
+      const sdp = await describeLocally(connection);
+      connection.provider.socket.send({ type, payload: payload(connection, sdp), dst: connection.peer });
+    } catch (error) {
+      connection.provider.emitError(WEBRTC_ERROR, error);
+    }
+  };
+}
+
+/** Gives one negotiator the one-step offer and answer. */
 function shorten(negotiator: NegotiatorInternals): void {
-  negotiator._makeOffer = async () => {
-    const connection = negotiator.connection;
-    try {
-      const sdp = await describeLocally(connection);
-      const { type, connectionId, metadata, label, reliable, serialization } = connection;
-      connection.provider.socket.send({ type: 'OFFER', payload: { sdp, type, connectionId, metadata, label, reliable, serialization }, dst: connection.peer });
-    } catch (error) {
-      connection.provider.emitError(WEBRTC_ERROR, error);
-    }
-  };
-  negotiator._makeAnswer = async () => {
-    const connection = negotiator.connection;
-    try {
-      const sdp = await describeLocally(connection);
-      connection.provider.socket.send({ type: 'ANSWER', payload: { sdp, type: connection.type, connectionId: connection.connectionId }, dst: connection.peer });
-    } catch (error) {
-      connection.provider.emitError(WEBRTC_ERROR, error);
-    }
-  };
+  negotiator._makeOffer = describeAndSend(negotiator, 'OFFER', ({ type, connectionId, metadata, label, reliable, serialization }, sdp) => ({
+    sdp,
+    type,
+    connectionId,
+    metadata,
+    label,
+    reliable,
+    serialization,
+  }));
+  negotiator._makeAnswer = describeAndSend(negotiator, 'ANSWER', ({ type, connectionId }, sdp) => ({ sdp, type, connectionId }));
 }
 
 /** True when `value` looks like the negotiator this file knows (both methods there to replace). */

@@ -191,7 +191,7 @@ describe('Platform.dispatch: mesh (peerjs) and fallback to the relay', function 
     const [a, b] = [createDispatch({ url: server(), projectId: 'demo', loadPeerJs: () => (loads++, load()) }), createDispatch({ url: server(), projectId: 'demo' })];
     try {
       const infoA = await a.connect({ shardName: 'preload-room' });
-      await waitUntil(() => loads === 1, 'peerjs asked for as the session started', 5_000);
+      await waitUntil(() => loads === 1, "peerjs asked for (at the page's idle moment, or by connect())", 5_000);
       const infoB = await b.connect({ shardName: 'preload-room' });
       await waitUntil(() => a.session?.paths()[infoB.clientId] === 'peer' && b.session?.paths()[infoA.clientId] === 'peer', 'the pair to open', 10_000);
       expect(loads).to.equal(1);
